@@ -1,0 +1,1 @@
+"""Backends run a variant's launch plan: OpenCL here, host (threads, serial) and dpex beside."""

@@ -1,0 +1,92 @@
+"""Timing one (device, variant, params, shape) case, and the record it produces."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..api import gemm
+from ..errors import BuildError, ParameterError
+from ..runtime.device import Device
+from ..verify import relative_error, tolerance
+
+RECORD_FIELDS = ("device", "filter_string", "variant", "params", "dtype", "m", "n", "k",
+                 "kernel_ms", "wall_ms", "gflops", "reference", "ref_ms", "ref_gflops",
+                 "pct_of_ref", "relerr", "status")
+
+
+@dataclass
+class BenchRecord:
+    """One row of the benchmark table / one JSON record."""
+
+    device: str
+    filter_string: str
+    variant: str
+    params: dict[str, Any]
+    dtype: str
+    m: int
+    n: int
+    k: int
+    kernel_ms: float | None = None   # median kernel time from OpenCL events
+    wall_ms: float | None = None     # median end-to-end time, transfers included
+    gflops: float | None = None      # from kernel_ms
+    reference: str = ""
+    ref_ms: float | None = None
+    ref_gflops: float | None = None
+    pct_of_ref: float | None = None  # gflops / ref_gflops * 100
+    relerr: float | None = None      # ||C - C64|| / ||C64||, Frobenius
+    status: str = "ok"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def parse_sizes(text: str) -> list[tuple[int, int, int]]:
+    """``256,512`` (square) or ``MxNxK`` items, comma-separated."""
+    shapes = []
+    for item in text.split(","):
+        item = item.strip().lower()
+        if re.fullmatch(r"\d+", item):
+            shapes.append((int(item),) * 3)
+        elif re.fullmatch(r"\d+x\d+x\d+", item):
+            m, n, k = (int(v) for v in item.split("x"))
+            shapes.append((m, n, k))
+        else:
+            raise ValueError(f"size {item!r} is neither N nor MxNxK")
+        if min(shapes[-1]) < 1:
+            raise ValueError(f"size {item!r} has a dimension below 1")
+    return shapes
+
+
+def bench_case(device: Device, variant: str, params: dict | None, a: np.ndarray,
+               b: np.ndarray, reference64: np.ndarray, *, reps: int, warmup: int) -> BenchRecord:
+    """Warm up, then time ``reps`` runs; the first result is checked against float64."""
+    m, k = a.shape
+    n = b.shape[1]
+    record = BenchRecord(device.name, device.filter_string, variant, dict(params or {}),
+                         str(a.dtype), m, n, k)
+    try:
+        first = gemm(a, b, device=device, variant=variant, params=params, poison=np.nan)
+        record.params = first.params
+        record.variant = first.variant
+        for _ in range(max(warmup - 1, 0)):
+            gemm(a, b, device=device, variant=variant, params=params)
+        runs = [gemm(a, b, device=device, variant=variant, params=params) for _ in range(reps)]
+    except BuildError as exc:
+        record.status = f"build failed: {exc.first_error or exc}"
+        return record
+    except (ParameterError, TypeError) as exc:
+        record.status = f"skipped: {str(exc).splitlines()[0]}"
+        return record
+    record.kernel_ms = statistics.median(r.kernel_ms for r in runs)
+    record.wall_ms = statistics.median(r.wall_ms for r in runs)
+    record.gflops = 2.0 * m * n * k / (record.kernel_ms * 1e6)
+    record.relerr = relative_error(first.c, reference64)
+    if not record.relerr <= tolerance(a.dtype, k):  # NaN (an unwritten element) fails too
+        record.status = "WRONG"
+    return record

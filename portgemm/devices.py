@@ -1,0 +1,47 @@
+"""``python -m portgemm.devices``: every OpenCL device, its filter string and limits."""
+
+from __future__ import annotations
+
+import argparse
+
+from tabulate import tabulate
+
+from .runtime.device import get_devices
+from .runtime.drivers import register_drivers
+from .runtime.selectors import select_device
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / 2**20:,.0f} MiB" if nbytes >= 2**20 else f"{nbytes / 1024:,.0f} KiB"
+
+
+def device_table(devices) -> str:
+    rows = [(d.filter_string, d.name, d.platform, d.vendor, d.compute_units,
+             d.max_work_group_size, _mib(d.local_mem_size), _mib(d.global_mem_size),
+             "yes" if d.has_fp64 else "no", d.driver_version) for d in devices]
+    return tabulate(rows, headers=["filter string", "device", "platform", "vendor", "CUs",
+                                   "max wg", "local mem", "global mem", "fp64", "driver"])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m portgemm.devices", description=__doc__)
+    parser.add_argument("--select", metavar="SPEC", help="also show what this selector picks")
+    args = parser.parse_args(argv)
+
+    devices = get_devices()
+    print(device_table(devices) if devices else "no OpenCL device found")
+    report = register_drivers()
+    for driver in report.added:
+        print(f"registered by portgemm: {driver.name} -> {driver.library} ({driver.origin})")
+    if report.vendors_dir:
+        print(f"vendors folder: {report.vendors_dir}")
+    for note in report.notes:
+        print(f"note: {note}")
+    if devices:
+        print(f"default device: {select_device(args.select).description}" if args.select is None
+              else f"{args.select!r} selects: {select_device(args.select).description}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

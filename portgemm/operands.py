@@ -1,0 +1,59 @@
+"""Checking GEMM operands and describing their memory layout for the kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ParameterError
+
+SUPPORTED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit int
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A matrix as a kernel reads it: contiguous data, its order and leading dimension."""
+
+    data: np.ndarray  # C- or F-contiguous, never copied when already one of them
+    colmajor: bool
+    ld: int
+
+
+def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Validate A (M x K) and B (K x N); return them as arrays of one supported dtype.
+
+    ValueError: not 2-D, inner dimensions differ, a dimension is 0, or too large.
+    TypeError: a dtype other than float32/float64, or the two dtypes differ.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    for label, x in (("a", a), ("b", b)):
+        if x.ndim != 2:
+            raise ValueError(f"{label} must be a 2-D matrix, got {x.ndim}-D shape {x.shape}")
+        if x.dtype not in SUPPORTED_DTYPES:
+            raise TypeError(f"{label} has dtype {x.dtype}; supported dtypes are float32 "
+                            f"and float64")
+    if a.dtype != b.dtype:
+        raise TypeError(f"a is {a.dtype} and b is {b.dtype}: both must be float32 or both "
+                        f"float64 (convert one with .astype)")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"shapes {a.shape} and {b.shape} do not align: a has {a.shape[1]} "
+                         f"columns, b has {b.shape[0]} rows")
+    if 0 in a.shape or 0 in b.shape:
+        raise ValueError(f"every dimension must be >= 1, got a {a.shape} and b {b.shape}")
+    m, k = a.shape
+    n = b.shape[1]
+    if max(m * k, k * n, m * n) > MAX_ELEMENTS:
+        raise ParameterError(f"a matrix of {max(m * k, k * n, m * n)} elements exceeds the "
+                             f"kernels' 32-bit index limit of {MAX_ELEMENTS}")
+    return a, b
+
+
+def as_operand(x: np.ndarray) -> Operand:
+    """Describe ``x`` for a kernel; copy only a view that is neither C- nor F-contiguous."""
+    if x.flags.c_contiguous:
+        return Operand(x, False, x.shape[1])
+    if x.flags.f_contiguous:  # an F-order array or the transpose of a C-order one
+        return Operand(x, True, x.shape[0])
+    return Operand(np.ascontiguousarray(x), False, x.shape[1])

@@ -1,0 +1,121 @@
+"""Device: what portgemm knows about one OpenCL device, and the list of devices present."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .drivers import register_drivers
+
+DEVICE_TYPES = ("cpu", "gpu", "accelerator", "custom")
+
+
+@dataclass(frozen=True)
+class Device:
+    """One compute device. ``filter_string`` ("opencl:gpu:0") selects it again later."""
+
+    name: str
+    vendor: str
+    platform: str
+    type: str
+    index: int  # position among the devices of the same backend and type
+    compute_units: int
+    max_work_group_size: int
+    max_work_item_sizes: tuple[int, ...]
+    local_mem_size: int
+    global_mem_size: int
+    max_mem_alloc_size: int
+    has_fp64: bool
+    driver_version: str
+    opencl_version: str
+    platform_version: str = ""
+    backend: str = "opencl"
+    handle: Any = field(default=None, compare=False, repr=False)  # pyopencl.Device
+
+    @property
+    def filter_string(self) -> str:
+        return f"{self.backend}:{self.type}:{self.index}"
+
+    @property
+    def description(self) -> str:
+        return f"{self.name} [{self.platform}] ({self.filter_string})"
+
+    def __str__(self) -> str:
+        return self.description
+
+
+_devices: list[Device] | None = None
+
+
+def get_devices(refresh: bool = False) -> list[Device]:
+    """Every OpenCL device present, in platform order, each listed once.
+
+    Drivers installed by pip or present but unregistered are made visible first
+    (see :mod:`portgemm.runtime.drivers`).
+    """
+    global _devices
+    if _devices is None or refresh:
+        register_drivers()
+        import pyopencl as cl
+
+        try:
+            platforms = cl.get_platforms()
+        except cl.LogicError:  # the loader found no platform at all
+            platforms = []
+        _devices = _enumerate(platforms)
+    return list(_devices)
+
+
+def _enumerate(platforms) -> list[Device]:
+    import pyopencl as cl
+
+    devices, seen, counts = [], set(), {}
+    for platform in platforms:
+        try:
+            cl_devices = platform.get_devices()
+        except cl.Error:
+            continue
+        for d in cl_devices:
+            # Two .icd files can name the same driver (a system copy and a bundled one).
+            identity = (platform.name, platform.version, d.name, d.driver_version)
+            if identity in seen:
+                continue
+            seen.add(identity)
+            kind = _type_name(d.type)
+            index = counts.get(kind, 0)
+            counts[kind] = index + 1
+            devices.append(_describe(d, platform, kind, index))
+    return devices
+
+
+def _type_name(cl_type: int) -> str:
+    import pyopencl as cl
+
+    if cl_type & cl.device_type.GPU:
+        return "gpu"
+    if cl_type & cl.device_type.CPU:
+        return "cpu"
+    if cl_type & cl.device_type.ACCELERATOR:
+        return "accelerator"
+    return "custom"
+
+
+def _describe(d, platform, kind: str, index: int) -> Device:
+    return Device(
+        name=d.name.strip(),
+        vendor=d.vendor.strip(),
+        platform=platform.name.strip(),
+        type=kind,
+        index=index,
+        compute_units=d.max_compute_units,
+        max_work_group_size=d.max_work_group_size,
+        max_work_item_sizes=tuple(d.max_work_item_sizes),
+        local_mem_size=d.local_mem_size,
+        global_mem_size=d.global_mem_size,
+        max_mem_alloc_size=d.max_mem_alloc_size,
+        has_fp64=bool(d.double_fp_config) or "cl_khr_fp64" in d.extensions,
+        driver_version=d.driver_version.strip(),
+        opencl_version=d.version.strip(),
+        platform_version=platform.version.strip(),
+        handle=d,
+    )

@@ -1,0 +1,200 @@
+"""Make installed-but-unregistered OpenCL drivers visible, with no environment set by hand.
+
+The ICD loader (the one bundled in pyopencl's wheel, or the system's) lists the drivers
+named by ``*.icd`` files in /etc/OpenCL/vendors, or in ``$OCL_ICD_VENDORS`` when that is
+set. Two common cases leave a working driver out of that list:
+
+* Intel's CPU runtime from PyPI (``intel-opencl-rt``) ships an ``.icd`` file that holds a
+  build-time placeholder path, and its library wants the compiler runtime of
+  ``intel-cmplr-lib-rt`` (libimf, libsvml, libirng, libintlc) loaded first.
+* Containers that mount a vendor's library (``libnvidia-opencl.so.1``) without its
+  ``.icd`` file.
+
+:func:`register_drivers` finds both, writes a private vendors folder holding a copy of
+every ``.icd`` already registered plus one per driver found, and points
+``OCL_ICD_VENDORS`` at it. The loader reads that variable once, on the first platform
+query of the process, so this must run before anything asks OpenCL for platforms;
+``portgemm.get_devices()`` does it first thing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+SYSTEM_VENDORS_DIR = "/etc/OpenCL/vendors"
+
+# Vendor OpenCL libraries that containers and driver installs often leave unregistered.
+VENDOR_LIBRARIES = {
+    "nvidia": "libnvidia-opencl.so.1",
+    "amd": "libamdocl64.so",
+    "intel-gpu": "libigdrcl.so",
+}
+LIBRARY_DIRS = (
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
+    "/usr/local/nvidia/lib", "/usr/lib/wsl/lib", "/opt/rocm/lib", "/opt/rocm/opencl/lib",
+)
+# Intel's CPU runtime resolves these from the compiler runtime package at load time.
+INTEL_COMPANION_LIBRARIES = ("libintlc.so.5", "libimf.so", "libsvml.so", "libirng.so")
+
+
+@dataclass(frozen=True)
+class Driver:
+    """An OpenCL driver library and where it was found."""
+
+    name: str
+    library: str
+    origin: str
+
+
+@dataclass
+class DriverReport:
+    """What :func:`register_drivers` saw and did; printed by ``python -m portgemm.devices``."""
+
+    registered: list[str] = field(default_factory=list)  # libraries named by existing .icd files
+    added: list[Driver] = field(default_factory=list)
+    vendors_dir: str | None = None  # the private folder, when one was written
+    notes: list[str] = field(default_factory=list)
+
+
+_report: DriverReport | None = None
+
+
+def register_drivers() -> DriverReport:
+    """Register the drivers found (once per process) and say what was done."""
+    global _report
+    if _report is None:
+        _report = _register()
+    return _report
+
+
+def _register() -> DriverReport:
+    source_dir = os.environ.get("OCL_ICD_VENDORS") or SYSTEM_VENDORS_DIR
+    icd_files = sorted(glob.glob(os.path.join(source_dir, "*.icd")))
+    registered = [_read_icd(path) for path in icd_files]
+    report = DriverReport(registered=[lib for lib in registered if lib])
+    if os.environ.get("OCL_ICD_VENDORS") and not os.path.isdir(source_dir):
+        report.notes.append(f"OCL_ICD_VENDORS={source_dir} is not a folder: left as it is")
+        return report
+
+    known = {_identity(lib) for lib in report.registered}
+    for driver in _intel_cpu_runtime() + _vendor_libraries():
+        if _identity(driver.library) in known:
+            continue
+        known.add(_identity(driver.library))
+        report.added.append(driver)
+    if not report.added:
+        return report
+
+    for driver in report.added:
+        if driver.name == "intel-cpu":
+            _preload_intel_companions(Path(driver.library).parent, report)
+    icd_lines = {Path(p).name: _read_icd(p) for p in icd_files}
+    for driver in report.added:
+        icd_lines[f"portgemm-{driver.name}.icd"] = driver.library
+    report.vendors_dir = _write_vendors_dir(icd_lines)
+    os.environ["OCL_ICD_VENDORS"] = report.vendors_dir
+    return report
+
+
+def _read_icd(path: str) -> str:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return ""
+
+
+def _identity(library: str) -> str:
+    """Name under which two .icd entries count as the same driver (avoids listing twice)."""
+    real = os.path.realpath(library) if os.path.isabs(library) else library
+    name = os.path.basename(real)
+    return name.split(".so")[0]
+
+
+def _intel_cpu_runtime() -> list[Driver]:
+    """Intel's CPU OpenCL runtime installed from PyPI (``pip install portgemm[intel]``)."""
+    try:
+        dist = metadata.distribution("intel-opencl-rt")
+    except metadata.PackageNotFoundError:
+        return []
+    for entry in dist.files or ():
+        if entry.name == "libintelocl.so":
+            path = Path(dist.locate_file(entry)).resolve()
+            if path.is_file():
+                return [Driver("intel-cpu", str(path), "pip: intel-opencl-rt")]
+    return []
+
+
+def _preload_intel_companions(lib_dir: Path, report: DriverReport) -> None:
+    search = [lib_dir, Path(sys.prefix) / "lib"]
+    for name in INTEL_COMPANION_LIBRARIES:
+        path = next((d / name for d in search if (d / name).is_file()), None)
+        if path is None:
+            report.notes.append(f"{name} not found: pip install intel-cmplr-lib-rt")
+            continue
+        try:
+            ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+        except OSError as exc:
+            report.notes.append(f"could not load {path}: {exc}")
+
+
+def _vendor_libraries() -> list[Driver]:
+    found = []
+    cache = None
+    for name, soname in VENDOR_LIBRARIES.items():
+        path = next((os.path.join(d, soname) for d in LIBRARY_DIRS
+                     if os.path.isfile(os.path.join(d, soname))), None)
+        if path is None:
+            cache = _ldconfig_cache() if cache is None else cache
+            path = cache.get(soname)
+        if path:
+            found.append(Driver(name, path, "unregistered system library"))
+    return found
+
+
+def _ldconfig_cache() -> dict[str, str]:
+    """soname -> path from the dynamic linker's cache (64-bit entries only)."""
+    try:
+        out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True,
+                             timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    paths = {}
+    for line in out.splitlines():
+        name, sep, rest = line.strip().partition(" (")
+        if sep and ("x86-64" in rest or "64bit" in rest):
+            paths.setdefault(name, rest.rsplit("=> ", 1)[-1])
+    return paths
+
+
+def _write_vendors_dir(icd_lines: dict[str, str]) -> str:
+    """Write the .icd files into a folder named by their content, reused across runs."""
+    content = "\n".join(f"{k}={v}" for k, v in sorted(icd_lines.items()))
+    digest = hashlib.sha256(content.encode()).hexdigest()[:16]
+    for base in (_cache_base(), tempfile.gettempdir()):
+        folder = Path(base) / f"icd-vendors-{digest}"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for file_name, library in icd_lines.items():
+                target = folder / file_name
+                if not target.exists() or target.read_text().strip() != library:
+                    tmp = folder / f".{file_name}.{os.getpid()}"
+                    tmp.write_text(library + "\n")
+                    tmp.replace(target)  # atomic: concurrent processes never see half a file
+            return str(folder)
+        except OSError:
+            continue
+    raise OSError("portgemm: no writable folder for the OpenCL vendors list")
+
+
+def _cache_base() -> str:
+    import platformdirs
+    return platformdirs.user_cache_dir("portgemm")

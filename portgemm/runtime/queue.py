@@ -1,0 +1,169 @@
+"""Queue: one device's context and profiling command queue, a program cache, and submit.
+
+Usable on its own to run any OpenCL kernel over an :class:`NDRange`::
+
+    import numpy as np, portgemm
+    from portgemm.runtime import Queue, NDRange
+
+    q = Queue("cpu")
+    square = q.kernel('''__kernel void square(__global float *x) {
+                             size_t i = get_global_id(0); x[i] *= x[i]; }''', "square")
+    x = q.to_device(np.arange(8, dtype=np.float32))
+    event = q.submit(square, NDRange(8, 4), x)
+    print(q.to_host(x, np.empty(8, np.float32)), event.kernel_ms)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import BuildError
+from .device import Device
+from .ndrange import NDRange
+from .selectors import DeviceSpec, select_device
+
+
+@dataclass(frozen=True)
+class Event:
+    """A finished (or pending) command; times are the device's profiling clock in ns."""
+
+    cl_event: object
+
+    def wait(self) -> "Event":
+        self.cl_event.wait()
+        return self
+
+    @property
+    def submit_ns(self) -> int:
+        return self.wait().cl_event.profile.submit
+
+    @property
+    def start_ns(self) -> int:
+        return self.wait().cl_event.profile.start
+
+    @property
+    def end_ns(self) -> int:
+        return self.wait().cl_event.profile.end
+
+    @property
+    def kernel_ms(self) -> float:
+        """Time the device spent running the command (end - start), in ms."""
+        return (self.end_ns - self.start_ns) * 1e-6
+
+
+class Queue:
+    """A context and in-order profiling queue on one device, with a build cache.
+
+    Programs are built once per (device, source, options) for the life of the process and
+    each kernel object is retrieved once; ``Queue.for_device`` shares one queue per device.
+    """
+
+    _shared: dict = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, device: DeviceSpec = None):
+        import pyopencl as cl
+
+        self.device: Device = select_device(device)
+        self.context = cl.Context([self.device.handle])
+        self.cl_queue = cl.CommandQueue(
+            self.context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self._programs: dict = {}
+        self._kernels: dict = {}
+        self._lock = threading.RLock()
+        self.builds = 0  # programs compiled by this queue; tests prove caching with it
+
+    @classmethod
+    def for_device(cls, device: DeviceSpec = None) -> "Queue":
+        """The process-wide queue of a device (created on first use)."""
+        chosen = select_device(device)
+        with cls._shared_lock:
+            queue = cls._shared.get(chosen)
+            if queue is None:
+                queue = cls._shared[chosen] = cls(chosen)
+        return queue
+
+    def program(self, source: str, options: tuple[str, ...] = ()):
+        """The built program for this source and options (built on first request)."""
+        import pyopencl as cl
+
+        key = (hashlib.sha256(source.encode()).hexdigest(), tuple(options))
+        with self._lock:
+            program = self._programs.get(key)
+            if program is None:
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", cl.CompilerWarning)
+                        program = cl.Program(self.context, source).build(options=list(options))
+                except cl.RuntimeError as exc:
+                    raise BuildError(
+                        f"OpenCL build failed on {self.device.description}",
+                        _build_log(exc, self.device), tuple(options)) from exc
+                self._programs[key] = program
+                self.builds += 1
+        return program
+
+    def kernel(self, source: str, name: str, options: tuple[str, ...] = ()):
+        """The kernel ``name`` of a program, retrieved once and reused."""
+        key = (hashlib.sha256(source.encode()).hexdigest(), tuple(options), name)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = getattr(self.program(source, options), name)
+            self._kernels[key] = kernel
+        return kernel
+
+    def submit(self, kernel, ndrange: NDRange, *args, wait_for=None) -> Event:
+        """Enqueue ``kernel(*args)`` over ``ndrange``; scalars must be numpy-typed."""
+        import pyopencl as cl
+
+        global_size, local_size = ndrange.opencl_sizes()
+        with self._lock:  # a kernel's arguments are shared state until it is enqueued
+            kernel.set_args(*args)
+            return Event(cl.enqueue_nd_range_kernel(
+                self.cl_queue, kernel, global_size, local_size, wait_for=wait_for))
+
+    def to_device(self, array: np.ndarray):
+        """A new device buffer holding a copy of ``array``'s memory, in its own order.
+
+        A C- or F-contiguous array is copied as it lies in memory (so a kernel can read an
+        F-order matrix column-major); any other view is made C-contiguous first.
+        """
+        import pyopencl as cl
+
+        if not (array.flags.c_contiguous or array.flags.f_contiguous):
+            array = np.ascontiguousarray(array)
+        flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+        return cl.Buffer(self.context, flags, hostbuf=np.ravel(array, order="K"))
+
+    def empty(self, nbytes: int):
+        """An uninitialised device buffer of ``nbytes`` (at least 1 byte)."""
+        import pyopencl as cl
+
+        return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(int(nbytes), 1))
+
+    def fill(self, buffer, value: np.generic, nbytes: int) -> Event:
+        """Write ``value`` over the first ``nbytes`` of ``buffer``."""
+        import pyopencl as cl
+
+        return Event(cl.enqueue_fill_buffer(self.cl_queue, buffer, value, 0, nbytes))
+
+    def to_host(self, buffer, out: np.ndarray, wait_for=None) -> np.ndarray:
+        """Copy ``buffer`` into the contiguous array ``out`` and wait for it."""
+        import pyopencl as cl
+
+        cl.enqueue_copy(self.cl_queue, out, buffer, wait_for=wait_for, is_blocking=True)
+        return out
+
+    def finish(self) -> None:
+        self.cl_queue.finish()
+
+
+def _build_log(exc, device: Device) -> str:
+    """The compiler's log for this device, from the exception pyopencl raised."""
+    logs = [log for dev, log in getattr(exc, "build_logs", ()) if dev == device.handle]
+    return logs[0] if logs and logs[0].strip() else str(exc)

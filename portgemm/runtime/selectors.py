@@ -1,0 +1,125 @@
+"""SYCL/dpctl-style device selection.
+
+A spec is one of:
+
+* ``None`` -- ``$PORTGEMM_DEVICE`` when set, else the default selector;
+* a :class:`Device` -- returned as it is;
+* a callable ``score(device) -> number`` -- SYCL semantics: the highest score wins,
+  ties go to the earlier device, a negative score rejects the device;
+* a string of comma-separated alternatives, the first that matches wins ("gpu,cpu").
+  Each alternative is ``default``, a device type (``cpu``, ``gpu``, ``accelerator``),
+  a dpctl filter string ``backend:type:index`` or any part of it in that order
+  (``opencl:gpu``, ``gpu:1``, ``opencl:0``), or else a case-insensitive substring of
+  the platform name, vendor, device name or platform version (tried in that
+  order) (``nvidia``, ``intel``,
+  ``pocl``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence, Union
+
+from ..errors import DeviceNotFoundError
+from .device import DEVICE_TYPES, Device, get_devices
+
+BACKENDS = ("opencl",)
+ENV_VAR = "PORTGEMM_DEVICE"
+DeviceSpec = Union[None, str, Device, Callable[[Device], float]]
+
+
+def default_score(device: Device) -> float:
+    """A GPU if there is one, else an accelerator, else a CPU; a vendor's own driver
+    before PoCL for the same kind of device (it is usually faster there)."""
+    base = {"gpu": 1000, "accelerator": 500, "cpu": 300}.get(device.type, 0)
+    return base + (0 if "portable computing language" in device.platform.lower() else 10)
+
+
+def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = None) -> Device:
+    """Pick one device; raise :class:`DeviceNotFoundError` (a LookupError) when none matches."""
+    if isinstance(spec, Device):
+        return spec
+    candidates = list(get_devices() if devices is None else devices)
+    if spec is None:
+        spec = os.environ.get(ENV_VAR) or "default"
+    found = _by_score(spec, candidates) if callable(spec) else _by_string(spec, candidates)
+    if found is None:
+        present = "\n  ".join(d.description for d in candidates) or "(none: is an OpenCL driver installed?)"
+        raise DeviceNotFoundError(f"no device matches {spec!r}; devices present:\n  {present}")
+    return found
+
+
+def select_devices(spec: str, devices: Sequence[Device] | None = None) -> list[Device]:
+    """Several devices for side-by-side runs: ``all``, or comma-separated specs."""
+    candidates = list(get_devices() if devices is None else devices)
+    if spec.strip().lower() == "all":
+        return candidates
+    chosen = []
+    for part in spec.split(","):
+        device = select_device(part.strip(), candidates)
+        if device not in chosen:
+            chosen.append(device)
+    return chosen
+
+
+def _by_score(score: Callable[[Device], float], devices: Sequence[Device]) -> Device | None:
+    best, best_score = None, None
+    for device in devices:
+        value = score(device)
+        if value is not None and value >= 0 and (best_score is None or value > best_score):
+            best, best_score = device, value
+    return best
+
+
+def _by_string(spec: str, devices: Sequence[Device]) -> Device | None:
+    for alternative in spec.split(","):
+        alternative = alternative.strip().lower()
+        if not alternative:
+            continue
+        device = (_by_score(default_score, devices) if alternative == "default"
+                  else _by_filter(alternative, devices))
+        if device is not None:
+            return device
+    return None
+
+
+def _by_filter(text: str, devices: Sequence[Device]) -> Device | None:
+    parts = text.split(":")
+    parsed = _parse_filter(parts)
+    if parsed is None:  # not a filter string: a name, vendor or platform substring
+        # Platform first: on an Intel CPU, PoCL's *vendor* is "GenuineIntel" too.
+        for field in ("platform", "vendor", "name", "platform_version"):
+            found = next((d for d in devices if text in getattr(d, field).lower()), None)
+            if found is not None:
+                return found
+        return None
+    backend, kind, index = parsed
+    matching = [d for d in devices
+                if backend in (None, d.backend) and kind in (None, d.type)]
+    position = 0 if index is None else index
+    return matching[position] if position < len(matching) else None
+
+
+def _parse_filter(parts: list[str]):
+    """(backend, type, index) when ``parts`` read as a dpctl filter, else None.
+
+    Fields come in the order backend, type, index; each may be left out, and ``*`` means
+    any. ``opencl:gpu:0``, ``gpu``, ``gpu:1``, ``opencl:1``, ``*:cpu`` all parse.
+    """
+    fields = {"backend": None, "type": None, "index": None}
+    order = ("backend", "type", "index")
+    position = 0
+    for part in parts:
+        kind = ("backend" if part in BACKENDS else "type" if part in DEVICE_TYPES
+                else "index" if part.isdigit() else "any" if part == "*" else None)
+        if kind is None:
+            return None
+        if kind == "any":
+            position += 1
+            continue
+        at = order.index(kind)
+        if at < position:
+            return None
+        fields[kind] = int(part) if kind == "index" else part
+        position = at + 1
+    return fields["backend"], fields["type"], fields["index"]

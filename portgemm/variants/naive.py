@@ -1,0 +1,13 @@
+"""naive: one work-item per element of C (the seed reports' first GPU kernel)."""
+
+from .base import Variant
+
+WORK_GROUP_SPACE = {"wg_y": [1, 2, 4, 8, 16, 32], "wg_x": [4, 8, 16, 32, 64, 128]}
+
+
+class Naive(Variant):
+    name = "naive"
+    source_file = "naive.cl"
+    summary = "one work-item per element of C, operands from global memory"
+    space = dict(WORK_GROUP_SPACE)
+    defaults = {"wg_y": 16, "wg_x": 16}

@@ -1,0 +1,27 @@
+"""How portgemm decides a GEMM result is right: relative error against float64."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A @ B computed in float64."""
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+def relative_error(c: np.ndarray, ref: np.ndarray) -> float:
+    """||C - ref|| / ||ref|| (Frobenius); a NaN anywhere in C (a poisoned, unwritten
+    element) makes it NaN, which fails every comparison with a tolerance."""
+    norm = np.linalg.norm(ref)
+    return float(np.linalg.norm(c.astype(np.float64) - ref) / (norm if norm else 1.0))
+
+
+def tolerance(dtype, k: int) -> float:
+    """Relative error a correct GEMM stays under: rounding grows about like sqrt(K)."""
+    eps = np.finfo(dtype).eps
+    return 16 * eps * max(1.0, float(np.sqrt(k)))
+
+
+def is_correct(c: np.ndarray, ref: np.ndarray, k: int) -> bool:
+    return relative_error(c, ref) <= tolerance(c.dtype, k)

@@ -1,0 +1,44 @@
+"""The bench CLI writes the documented records, measured, with the reference beside them."""
+
+import csv
+import json
+
+import pytest
+
+from portgemm.bench import parse_sizes
+from portgemm.bench.__main__ import main
+
+REQUIRED = {"device", "variant", "params", "m", "n", "k", "kernel_ms", "wall_ms", "gflops",
+            "ref_gflops", "relerr"}
+
+
+def test_json_and_csv_records(any_device, tmp_path, capsys):
+    out_json, out_csv = tmp_path / "r.json", tmp_path / "r.csv"
+    code = main(["--device", any_device.filter_string, "--variant", "naive,inreg",
+                 "--tile", "2x4", "--length", "3", "--sizes", "33,20x7x5", "--reps", "2",
+                 "--json", str(out_json), "--csv", str(out_csv), "--no-progress"])
+    assert code == 0
+    records = json.loads(out_json.read_text())
+    assert len(records) == 4
+    for r in records:
+        assert REQUIRED <= set(r)
+        assert r["status"] == "ok"
+        assert r["kernel_ms"] > 0 and r["wall_ms"] > 0 and r["gflops"] > 0
+        assert r["ref_gflops"] > 0 and r["relerr"] < 1e-5
+        assert r["pct_of_ref"] == pytest.approx(100 * r["gflops"] / r["ref_gflops"])
+    inreg = [r for r in records if r["variant"] == "inreg"]
+    assert all(r["params"]["tile_y"] == 2 and r["params"]["tile_x"] == 4
+               and r["params"]["length"] == 3 for r in inreg)
+    assert {(r["m"], r["n"], r["k"]) for r in records} == {(33, 33, 33), (20, 7, 5)}
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 4 and REQUIRED <= set(rows[0])
+    table = capsys.readouterr().out
+    assert "GFLOPS" in table and "numpy" in table
+
+
+def test_parse_sizes():
+    assert parse_sizes("256, 512") == [(256,) * 3, (512,) * 3]
+    assert parse_sizes("10x20x30") == [(10, 20, 30)]
+    for bad in ["abc", "0", "1x2"]:
+        with pytest.raises(ValueError):
+            parse_sizes(bad)

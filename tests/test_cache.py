@@ -1,0 +1,32 @@
+"""A program is built once per (device, source, options); a kernel is retrieved once."""
+
+import numpy as np
+
+import portgemm
+from portgemm.runtime import Queue
+
+
+def test_second_matmul_builds_nothing(any_device):
+    queue = Queue.for_device(any_device)
+    a = np.ones((33, 17), np.float32)
+    b = np.ones((17, 9), np.float32)
+    portgemm.matmul(a, b, device=any_device, variant="inreg", params={"length": 5})
+    builds = queue.builds
+    kernels = len(queue._kernels)
+    for _ in range(3):
+        portgemm.matmul(a, b, device=any_device, variant="inreg", params={"length": 5})
+    assert queue.builds == builds
+    assert len(queue._kernels) == kernels
+
+
+def test_new_options_build_once_more(any_device):
+    queue = Queue.for_device(any_device)
+    a = np.ones((5, 5), np.float32)
+    before = queue.builds
+    portgemm.matmul(a, a, device=any_device, variant="inreg", params={"length": 7})
+    portgemm.matmul(a, a, device=any_device, variant="inreg", params={"length": 7})
+    assert queue.builds == before + 1
+
+
+def test_queue_is_shared_per_device(any_device):
+    assert Queue.for_device(any_device) is Queue.for_device(any_device.filter_string)

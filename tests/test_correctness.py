@@ -1,0 +1,93 @@
+"""Every registered variant on every device present is right for any shape and layout."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+import portgemm
+from portgemm.variants import REGISTRY
+
+from conftest import assert_close
+
+DIMS = st.one_of(st.sampled_from([1, 2, 3, 5, 7, 13, 17, 31, 61, 67, 97, 127, 128, 131]),
+                 st.integers(1, 160))
+FAST = settings(max_examples=12, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.mark.parametrize("variant", list(REGISTRY))
+@FAST
+@given(m=DIMS, n=DIMS, k=DIMS, seed=st.integers(0, 2**16))
+def test_random_shapes_float32(device, variant, m, n, k, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    result = portgemm.gemm(a, b, device=device, variant=variant, poison=np.nan)
+    assert_close(result.c, a, b)
+    assert result.kernel_ms > 0 and result.wall_ms >= result.kernel_ms * 0.5
+
+
+@pytest.mark.parametrize("variant", list(REGISTRY))
+@pytest.mark.parametrize("shape", [(1, 1, 1), (1, 131, 1), (67, 1, 43), (2, 3, 257)])
+def test_float64(device, variant, shape):
+    if not device.has_fp64:
+        pytest.skip("device has no float64")
+    m, n, k = shape
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    c = portgemm.gemm(a, b, device=device, variant=variant, poison=np.nan).c
+    assert_close(c, a, b)
+
+
+LAYOUTS = {
+    "C": lambda x: np.ascontiguousarray(x),
+    "F": lambda x: np.asfortranarray(x),
+    "transposed-view": lambda x: np.ascontiguousarray(x.T).T,
+    "strided-view": lambda x: np.repeat(x, 2, axis=1)[:, ::2],
+}
+
+
+@pytest.mark.parametrize("variant", list(REGISTRY))
+@pytest.mark.parametrize("layout_a", list(LAYOUTS))
+@pytest.mark.parametrize("layout_b", list(LAYOUTS))
+def test_layouts(device, variant, layout_a, layout_b):
+    rng = np.random.default_rng(2)
+    a64, b64 = rng.standard_normal((37, 29)), rng.standard_normal((29, 41))
+    a = LAYOUTS[layout_a](a64.astype(np.float32))
+    b = LAYOUTS[layout_b](b64.astype(np.float32))
+    c = portgemm.gemm(a, b, device=device, variant=variant, poison=np.nan).c
+    assert c.flags.c_contiguous
+    assert_close(c, np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+@pytest.mark.parametrize("variant, params", [
+    ("naive", {"wg_y": 1, "wg_x": 64}),
+    ("tiled", {"tile_y": 8, "tile_x": 8}),
+    ("tiled", {"tile_y": 1, "tile_x": 16, "wg_y": 16, "wg_x": 4}),
+    ("tiled", {"tile_y": 3, "tile_x": 5}),
+    ("inreg", {"tile_y": 8, "tile_x": 8, "length": 8}),
+    ("inreg", {"tile_y": 2, "tile_x": 4, "length": 3}),
+])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (7, 13, 5), (129, 67, 131), (64, 64, 64)])
+def test_non_default_params(device, variant, params, shape):
+    m, n, k = shape
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    result = portgemm.gemm(a, b, device=device, variant=variant, params=params, poison=np.nan)
+    assert_close(result.c, a, b)
+    assert all(result.params[key] == value for key, value in params.items())
+
+
+def test_matmul_returns_new_array(any_device):
+    a = np.ones((4, 3), np.float32)
+    b = np.ones((3, 5), np.float32)
+    c = portgemm.matmul(a, b, device=any_device)
+    assert isinstance(c, np.ndarray) and c.shape == (4, 5) and c.dtype == np.float32
+    assert np.all(c == 3)
+    assert c is not portgemm.matmul(a, b, device=any_device)
+
+
+def test_variants_lists_registered_names(any_device):
+    assert {"naive", "tiled", "inreg"} <= set(portgemm.variants(any_device))
+    assert set(portgemm.variants()) == set(REGISTRY)

@@ -1,0 +1,78 @@
+"""Bad input raises the documented error, never a wrong result."""
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.runtime import Queue
+
+F32 = np.float32
+
+
+def ones(*shape, dtype=F32):
+    return np.ones(shape, dtype)
+
+
+@pytest.mark.parametrize("a, b", [
+    (ones(3, 4), ones(5, 2)),       # inner dimensions differ
+    (ones(3), ones(3, 2)),          # 1-D
+    (ones(2, 3, 4), ones(4, 2)),    # 3-D
+    (ones(3, 0), ones(0, 2)),       # empty
+])
+def test_bad_shapes_raise_value_error(any_device, a, b):
+    with pytest.raises(ValueError):
+        portgemm.matmul(a, b, device=any_device)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float16, np.complex64, bool])
+def test_unsupported_dtype_raises_type_error_naming_supported(any_device, dtype):
+    with pytest.raises(TypeError, match="float32 and float64"):
+        portgemm.matmul(ones(2, 2, dtype=dtype), ones(2, 2, dtype=dtype), device=any_device)
+
+
+def test_mixed_dtypes_raise_type_error(any_device):
+    with pytest.raises(TypeError, match="both"):
+        portgemm.matmul(ones(2, 2), ones(2, 2, dtype=np.float64), device=any_device)
+
+
+def test_unknown_variant(any_device):
+    with pytest.raises(portgemm.ParameterError, match="registered variants: .*naive"):
+        portgemm.matmul(ones(2, 2), ones(2, 2), device=any_device, variant="magic")
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"tile_q": 4}, "no parameter tile_q"),
+    ({"tile_y": 0}, "positive integer"),
+    ({"tile_y": 2.5}, "positive integer"),
+    ({"tile_y": 64, "tile_x": 64}, "registers"),
+])
+def test_bad_params(any_device, params, match):
+    with pytest.raises(ValueError, match=match):
+        portgemm.matmul(ones(2, 2), ones(2, 2), device=any_device, variant="tiled",
+                        params=params)
+
+
+def test_work_group_beyond_device_limit_names_it(any_device):
+    side = int(any_device.max_work_group_size ** 0.5) + 8
+    with pytest.raises(portgemm.ParameterError, match="max_work_group_size"):
+        portgemm.matmul(ones(2, 2), ones(2, 2), device=any_device, variant="naive",
+                        params={"wg_y": side, "wg_x": side})
+
+
+def test_params_with_auto_is_an_error(any_device):
+    with pytest.raises(ValueError, match="named variant"):
+        portgemm.matmul(ones(2, 2), ones(2, 2), device=any_device, params={"wg_x": 4})
+
+
+def test_build_failure_carries_the_log(any_device):
+    queue = Queue.for_device(any_device)
+    with pytest.raises(portgemm.BuildError) as info:
+        queue.program("__kernel void broken(__global float *x) { x[0] = undeclared_name; }")
+    assert "undeclared_name" in info.value.log
+    assert "undeclared_name" in str(info.value)
+
+
+def test_no_matching_device_lists_devices_present():
+    with pytest.raises(portgemm.DeviceNotFoundError, match="devices present") as info:
+        portgemm.select_device("opencl:accelerator:7")
+    assert isinstance(info.value, LookupError)

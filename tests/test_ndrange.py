@@ -1,0 +1,74 @@
+"""Range/NDRange follow SYCL order and rules; the OpenCL mapping reverses dimensions."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from portgemm import NDRange, Queue, Range
+from portgemm.runtime import round_up
+
+
+def test_opencl_sizes_reverse_the_order():
+    nd = NDRange((64, 128), (8, 32))
+    assert nd.opencl_sizes() == ((128, 64), (32, 8))
+    assert nd.group_range == (8, 4)
+    assert nd.work_group_size == 256
+
+
+def test_three_dimensions():
+    nd = NDRange(Range(2, 4, 6), Range(1, 2, 3))
+    assert nd.opencl_sizes() == ((6, 4, 2), (3, 2, 1))
+
+
+def test_global_not_multiple_of_local_is_an_error():
+    with pytest.raises(ValueError, match="not a multiple"):
+        NDRange((100, 64), (16, 16))
+
+
+@given(extent=st.lists(st.integers(1, 5000), min_size=1, max_size=3),
+       data=st.data())
+def test_covering_is_the_smallest_multiple(extent, data):
+    local = data.draw(st.lists(st.integers(1, 64), min_size=len(extent), max_size=len(extent)))
+    nd = NDRange.covering(extent, local)
+    for e, l, g in zip(extent, local, nd.global_range):
+        assert g % l == 0 and g >= e and g - e < l
+        assert g == round_up(e, l)
+
+
+@pytest.mark.parametrize("bad", [(), (1, 2, 3, 4), (0, 4), (-1,)])
+def test_bad_ranges(bad):
+    with pytest.raises(ValueError):
+        Range(*bad) if bad else Range(())
+
+
+def test_mismatched_dimensions():
+    with pytest.raises(ValueError, match="dimensions"):
+        NDRange((4, 4), (4,))
+
+
+def test_user_kernel_sees_sycl_order(any_device):
+    """A kernel's get_global_id(0) is the LAST SYCL dimension (fastest varying)."""
+    queue = Queue(any_device)
+    kernel = queue.kernel("""
+        __kernel void ids(__global int *out) {
+            int row = get_global_id(1), col = get_global_id(0);
+            out[row * get_global_size(0) + col] = row * 1000 + col;
+        }""", "ids")
+    rows, cols = 6, 8
+    out = queue.empty(rows * cols * 4)
+    event = queue.submit(kernel, NDRange((rows, cols), (3, 4)), out)
+    host = queue.to_host(out, np.empty((rows, cols), np.int32), wait_for=[event.cl_event])
+    expected = np.arange(rows)[:, None] * 1000 + np.arange(cols)[None, :]
+    assert np.array_equal(host, expected)
+    assert event.end_ns >= event.start_ns >= event.submit_ns > 0
+    assert event.kernel_ms >= 0
+
+
+def test_queue_docstring_example_runs(any_device):
+    queue = Queue(any_device)
+    square = queue.kernel("""__kernel void square(__global float *x) {
+                             size_t i = get_global_id(0); x[i] *= x[i]; }""", "square")
+    x = queue.to_device(np.arange(8, dtype=np.float32))
+    queue.submit(square, NDRange(8, 4), x)
+    assert np.array_equal(queue.to_host(x, np.empty(8, np.float32)),
+                          np.arange(8, dtype=np.float32) ** 2)
