@@ -7,6 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .backends.opencl import GemmResult, run_gemm
+from .errors import ParameterError
 from .operands import check_operands
 from .runtime.device import Device
 from .runtime.queue import Queue
@@ -14,17 +15,40 @@ from .runtime.selectors import DeviceSpec, select_device
 from .tune.choice import choose
 from .variants import get_variant, variant_names
 
+BACKENDS = ("opencl", "host", "dpex")
+
 
 def gemm(a, b, *, device: DeviceSpec = None, variant: str = "auto",
-         params: Mapping[str, Any] | None = None, poison: float | None = None) -> GemmResult:
-    """C = A @ B on an OpenCL device, returned with the kernel and wall times.
+         params: Mapping[str, Any] | None = None, backend: str = "opencl",
+         poison: float | None = None) -> GemmResult:
+    """C = A @ B, returned with the kernel and wall times and what ran.
 
-    device: a selector spec (see :func:`portgemm.select_device`).
+    backend: "opencl" (default), "host" (serial references and the threaded CPU GEMM;
+      ``device`` must be None or "host") or "dpex" (numba-dpex kernels; ``device`` is a
+      dpctl filter string, default "opencl:cpu"; needs ``pip install "portgemm[dpex]"``).
+    device: for OpenCL, a selector spec (see :func:`portgemm.select_device`).
     variant: a registered name (``portgemm.variants()``) or "auto" (tuning database,
       else a heuristic). params: that variant's parameters; missing ones take defaults.
+    poison: fill C with this value on the device before the kernel (tests use NaN).
     Raises ValueError for bad shapes or parameters beyond the device's limits,
-    TypeError for unsupported dtypes, BuildError (with the build log) if compilation fails.
+    TypeError for unsupported dtypes, BuildError (with the build log) if compilation
+    fails, BackendUnavailableError when a backend's extra is not installed.
     """
+    if backend == "host":
+        from .backends.host import run_host
+
+        if device not in (None, "host"):
+            raise ParameterError(f"the host backend runs on the host CPU; got device={device!r}")
+        return run_host(a, b, variant=variant, params=params, poison=poison)
+    if backend == "dpex":
+        from .backends.dpex import DEFAULT_DEVICE, run_dpex
+
+        return run_dpex(a, b, device=device or DEFAULT_DEVICE,
+                        variant="tiled" if variant == "auto" else variant,
+                        params=params, poison=poison)
+    if backend != "opencl":
+        raise ParameterError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+
     a, b = check_operands(a, b)
     chosen = select_device(device)
     if a.dtype == np.float64 and not chosen.has_fp64:
@@ -40,11 +64,20 @@ def gemm(a, b, *, device: DeviceSpec = None, variant: str = "auto",
 
 
 def matmul(a, b, *, device: DeviceSpec = None, variant: str = "auto",
-           params: Mapping[str, Any] | None = None) -> np.ndarray:
+           params: Mapping[str, Any] | None = None, backend: str = "opencl") -> np.ndarray:
     """A new (M, N) array C = A @ B of the inputs' dtype; see :func:`gemm` for arguments."""
-    return gemm(a, b, device=device, variant=variant, params=params).c
+    return gemm(a, b, device=device, variant=variant, params=params, backend=backend).c
 
 
-def variants(device: DeviceSpec | Device = None) -> list[str]:
-    """Names of the variants usable on a device (all registered ones if device is None)."""
+def variants(device: DeviceSpec | Device = None, backend: str = "opencl") -> list[str]:
+    """Names of the variants usable on a device (all registered ones if device is None),
+    or of the host or dpex backend's variants."""
+    if backend == "host":
+        from .backends.host import HOST_VARIANTS
+
+        return list(HOST_VARIANTS)
+    if backend == "dpex":
+        from .backends.dpex import VARIANTS
+
+        return list(VARIANTS)
     return variant_names(None if device is None else select_device(device))

@@ -15,19 +15,22 @@ import sys
 import numpy as np
 from tabulate import tabulate
 
-from ..runtime.selectors import select_devices
-from ..variants import REGISTRY, get_variant
+from ..variants import get_variant
 from .references import time_cublas, time_numpy
 from .runner import RECORD_FIELDS, BenchRecord, bench_case, parse_sizes
+from .targets import Target, check_variant_names, parse_targets, variants_for
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m portgemm.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default=None,
-                   help="selector(s): SPEC[,SPEC] side by side, or 'all' (default: the "
-                        "default selector / $PORTGEMM_DEVICE)")
-    p.add_argument("--variant", default="all", help="NAME[,NAME] or 'all' (default: all)")
+                   help="SPEC[,SPEC] side by side: OpenCL selectors, 'host' (serial and "
+                        "threaded CPU variants), 'dpex[:FILTER]' (numba-dpex), or 'all' "
+                        "(default: the default selector / $PORTGEMM_DEVICE)")
+    p.add_argument("--variant", default="all",
+                   help="NAME[,NAME], 'auto' (what matmul picks: tuning database, else a "
+                        "heuristic) or 'all' (default: all registered variants)")
     p.add_argument("--tile", metavar="RxC", help="tile_y x tile_x for variants with a tile")
     p.add_argument("--length", type=int, help="input-register length for 'inreg'")
     p.add_argument("--params", default=None,
@@ -59,40 +62,45 @@ def requested_params(args) -> dict:
     return params
 
 
-def params_for(variant: str, requested: dict) -> dict:
+def params_for(variant: str, requested: dict, target: Target) -> dict:
     """The requested parameters this variant has (others are ignored for it)."""
-    names = get_variant(variant).defaults
+    if variant == "auto":
+        return {}
+    if target.backend == "host":
+        from ..backends.host import get_host_variant
+        names = get_host_variant(variant).defaults
+    else:
+        names = get_variant(variant).defaults
     return {k: v for k, v in requested.items() if k in names}
 
 
 def run(args) -> list[BenchRecord]:
-    devices = select_devices(args.device) if args.device else select_devices("default")
-    variants = list(REGISTRY) if args.variant == "all" else [
-        get_variant(v.strip()).name for v in args.variant.split(",")]
+    targets = parse_targets(args.device)
+    check_variant_names(args.variant, targets)
     requested = requested_params(args)
     shapes = parse_sizes(args.sizes)
     dtype = np.dtype(args.dtype)
     rng = np.random.default_rng(args.seed)
 
-    cases = [(shape, device, variant) for shape in shapes for device in devices
-             for variant in variants]
-    progress = _progress(len(cases), disable=args.no_progress)
+    plan = [(t, variants_for(t, args.variant)) for t in targets]
+    progress = _progress(len(shapes) * sum(len(v) for _, v in plan), disable=args.no_progress)
     records = []
     for m, n, k in shapes:
         a = rng.standard_normal((m, k)).astype(dtype)
         b = rng.standard_normal((k, n)).astype(dtype)
         reference64 = a.astype(np.float64) @ b.astype(np.float64)
         references = [time_numpy(a, b, args.reps, args.warmup)]
-        cublas = time_cublas(a, b, args.reps, args.warmup)
-        if cublas is not None:
-            references.append(cublas)
-        for device in devices:
+        if any(t.device.type == "gpu" for t in targets):
+            cublas = time_cublas(a, b, args.reps, args.warmup)
+            if cublas is not None:
+                references.append(cublas)
+        for target, names in plan:
             # a GPU is compared with the GPU library, a CPU with the host library
-            ref = references[-1] if device.type == "gpu" else references[0]
-            for variant in variants:
-                progress.set_description(f"{variant} {m}x{n}x{k} {device.filter_string}")
-                record = bench_case(device, variant, params_for(variant, requested), a, b,
-                                    reference64, reps=args.reps, warmup=args.warmup)
+            ref = references[-1] if target.device.type == "gpu" else references[0]
+            for variant in names:
+                progress.set_description(f"{variant} {m}x{n}x{k} {target.label}")
+                record = bench_case(target, variant, params_for(variant, requested, target),
+                                    a, b, reference64, reps=args.reps, warmup=args.warmup)
                 record.reference, record.ref_ms = ref.library, ref.ms
                 record.ref_gflops = ref.gflops(m, n, k)
                 if record.gflops is not None:

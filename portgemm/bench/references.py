@@ -20,7 +20,12 @@ class ReferenceTiming:
 
 
 def time_numpy(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> ReferenceTiming:
-    """Median wall time of ``a @ b`` (numpy's BLAS, threads as it is configured)."""
+    """Median wall time of ``a @ b`` (numpy's BLAS, threads as it is configured).
+
+    At least 3 warm-ups and 10 runs: a BLAS's first calls start its threads, and a
+    small product's time is easily disturbed.
+    """
+    warmup, reps = max(warmup, 3), max(reps, 10)
     for _ in range(warmup):
         a @ b
     times = []

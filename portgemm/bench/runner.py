@@ -11,7 +11,7 @@ import numpy as np
 
 from ..api import gemm
 from ..errors import BuildError, ParameterError
-from ..runtime.device import Device
+from .targets import Target
 from ..verify import relative_error, tolerance
 
 RECORD_FIELDS = ("device", "filter_string", "variant", "params", "dtype", "m", "n", "k",
@@ -63,20 +63,25 @@ def parse_sizes(text: str) -> list[tuple[int, int, int]]:
     return shapes
 
 
-def bench_case(device: Device, variant: str, params: dict | None, a: np.ndarray,
+def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
                b: np.ndarray, reference64: np.ndarray, *, reps: int, warmup: int) -> BenchRecord:
     """Warm up, then time ``reps`` runs; the first result is checked against float64."""
     m, k = a.shape
     n = b.shape[1]
-    record = BenchRecord(device.name, device.filter_string, variant, dict(params or {}),
+    record = BenchRecord(target.device.name, target.label, variant, dict(params or {}),
                          str(a.dtype), m, n, k)
+
+    def call(poison=None):
+        return gemm(a, b, device=target.spec, variant=variant, params=params,
+                    backend=target.backend, poison=poison)
+
     try:
-        first = gemm(a, b, device=device, variant=variant, params=params, poison=np.nan)
+        first = call(poison=np.nan)
         record.params = first.params
-        record.variant = first.variant
+        record.variant = first.variant if variant != "auto" else f"auto:{first.variant}"
         for _ in range(max(warmup - 1, 0)):
-            gemm(a, b, device=device, variant=variant, params=params)
-        runs = [gemm(a, b, device=device, variant=variant, params=params) for _ in range(reps)]
+            call()
+        runs = [call() for _ in range(reps)]
     except BuildError as exc:
         record.status = f"build failed: {exc.first_error or exc}"
         return record

@@ -110,10 +110,12 @@ class Queue:
 
     def kernel(self, source: str, name: str, options: tuple[str, ...] = ()):
         """The kernel ``name`` of a program, retrieved once and reused."""
+        import pyopencl as cl
+
         key = (hashlib.sha256(source.encode()).hexdigest(), tuple(options), name)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = getattr(self.program(source, options), name)
+            kernel = cl.Kernel(self.program(source, options), name)
             self._kernels[key] = kernel
         return kernel
 

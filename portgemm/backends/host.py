@@ -1,0 +1,110 @@
+"""The host backend: the serial references and the OpenMP-style threaded GEMM, as named
+variants that ``matmul(..., backend="host")`` and the bench run beside the OpenCL ones.
+
+Variant names: ``serial-<algorithm>`` for each of :data:`serial.SERIAL_ALGORITHMS`
+(ijk, ikj, unroll4, blocked, divide_conquer, strassen) and ``threads-<partition>`` for
+each threaded partition (rows, collapse, atomic, numpy). Parameters are the functions'
+keywords (block, cutoff; schedule, chunk, num_threads).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..operands import check_operands
+from .opencl import GemmResult
+from .serial import SERIAL_ALGORITHMS
+from .threads import PARTITIONS, default_num_threads, gemm_threads
+
+
+@dataclass(frozen=True)
+class HostDevice:
+    """The machine's own CPU, as a bench row and a GemmResult name it."""
+
+    name: str
+    backend: str = "host"
+    type: str = "cpu"
+    filter_string: str = "host"
+    has_fp64: bool = True
+
+    @property
+    def description(self) -> str:
+        return f"{self.name} (host, {default_num_threads()} threads)"
+
+
+@lru_cache(maxsize=1)
+def host_device() -> HostDevice:
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f
+                         if line.startswith("model name")), name)
+    except OSError:
+        pass
+    return HostDevice(name)
+
+
+@dataclass(frozen=True)
+class HostVariant:
+    name: str
+    function: Callable[..., np.ndarray]
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)  # keywords the name implies
+
+    def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        params = dict(params or {})
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ParameterError(
+                f"host variant {self.name!r} has no parameter {', '.join(unknown)}; its "
+                f"parameters are {', '.join(sorted(self.defaults)) or 'none'}")
+        return {**self.defaults, **params}
+
+
+def _host_variants() -> dict[str, HostVariant]:
+    found = {f"serial-{name}": HostVariant(f"serial-{name}", fn, dict(defaults))
+             for name, (fn, defaults) in SERIAL_ALGORITHMS.items()}
+    threaded = {"schedule": "static", "chunk": None, "num_threads": None, "block": 64}
+    for partition in PARTITIONS:
+        found[f"threads-{partition}"] = HostVariant(
+            f"threads-{partition}", gemm_threads, threaded, {"partition": partition})
+    return found
+
+
+HOST_VARIANTS = _host_variants()
+DEFAULT_HOST_VARIANT = "threads-rows"
+
+
+def get_host_variant(name: str) -> HostVariant:
+    if name == "auto":
+        name = DEFAULT_HOST_VARIANT
+    try:
+        return HOST_VARIANTS[name]
+    except KeyError:
+        raise ParameterError(f"unknown host variant {name!r}; host variants: "
+                             f"{', '.join(HOST_VARIANTS)}") from None
+
+
+def run_host(a, b, *, variant: str = "auto", params: Mapping[str, Any] | None = None,
+             poison: float | None = None) -> GemmResult:
+    """C = A @ B on the host CPU; kernel_ms and wall_ms are both the call's wall time
+    (there is no device, so no transfer separates them). ``poison`` is accepted for a
+    uniform interface: host variants return a freshly computed array."""
+    a, b = check_operands(a, b)
+    impl = get_host_variant(variant)
+    resolved = impl.resolve(params)
+    start = time.perf_counter()
+    c = impl.function(a, b, **impl.fixed, **resolved)
+    ms = (time.perf_counter() - start) * 1e3
+    shown = {k: v for k, v in resolved.items() if v is not None}
+    if impl.function is gemm_threads:
+        shown["num_threads"] = resolved["num_threads"] or default_num_threads()
+    return GemmResult(c, host_device(), impl.name, shown, ms, ms, backend="host")
+
