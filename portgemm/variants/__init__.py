@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from ..errors import ParameterError
 from .base import LaunchPlan, Restriction, Variant, kernel_source, restriction
+from .local import Local
 from .naive import Naive
 from .register_tiled import InputRegisters, Tiled
+from .xgemm import XGemm
 
 REGISTRY: dict[str, Variant] = {}
 
@@ -31,7 +33,7 @@ def variant_names(device=None) -> list[str]:
     return [name for name, v in REGISTRY.items() if not v.problems(v.resolve(None), device)]
 
 
-for _variant in (Naive(), Tiled(), InputRegisters()):
+for _variant in (Naive(), Tiled(), InputRegisters(), Local(), XGemm()):
     register(_variant)
 
 __all__ = ["LaunchPlan", "REGISTRY", "Restriction", "Variant", "get_variant", "kernel_source",

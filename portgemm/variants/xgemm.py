@@ -1,0 +1,220 @@
+"""xgemm: the tunable high-performance family (kernels_cl/xgemm.cl).
+
+A work-group of MDIMC x NDIMC work-items computes an MWG x NWG tile of C, staging K slabs
+of KWG in local memory (optionally double-buffered); each work-item keeps an
+(MWG/MDIMC) x (NWG/NDIMC) block of C in registers. The kernel source's header comment
+describes every parameter; :data:`PARAMETERS` repeats it in one line each.
+
+Defaults: a call with no parameters gets the preset of its device's type where it fits
+(:meth:`XGemm.check`): :data:`GPU_DEFAULTS` (NVIDIA-style: 128 x 128 tiles, 16 x 16
+work-items of 8 x 8 each, 128-bit loads, double buffering) on GPUs, :data:`CPU_DEFAULTS`
+(for OpenCL CPU runtimes that vectorise across work-items, Intel's; quick to build) on
+other devices. The class ``defaults`` (what ``resolve(None)`` and partial parameter sets
+start from) are :data:`PORTABLE_DEFAULTS`, CPU-style but small enough for any device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ParameterError
+from .base import Params, Variant, restriction
+from .register_tiled import MAX_PRIVATE_VALUES
+
+PARAMETERS = {
+    "MWG": "rows of C per work-group tile",
+    "NWG": "columns of C per work-group tile",
+    "KWG": "depth of one K slab staged in local memory",
+    "MDIMC": "work-items along M (OpenCL dimension 1)",
+    "NDIMC": "work-items along N (OpenCL dimension 0)",
+    "VW": "elements per global load (vloadVW): 1, 2, 4 or 8",
+    "VWM": "a work-item's rows come in runs of VWM, read as one local vector: 1, 2, 4, 8",
+    "VWN": "a work-item's columns come in runs of VWN, read as one local vector: 1, 2, 4, 8",
+    "PAD": "0/1: pad local rows by one run against bank conflicts",
+    "DOUBLE_BUFFER": "0/1: two local buffers, prefetch the next slab, one barrier a slab",
+    "KUNROLL": "unroll factor of the loop over a slab; divides KWG",
+    "WARPN": "32 consecutive work-items take a (32/WARPN) x WARPN patch of C blocks; "
+             "min(NDIMC, 32) = plain order",
+}
+
+VECTOR_WIDTHS = (1, 2, 4, 8)
+FLAGS = ("PAD", "DOUBLE_BUFFER")  # the parameters that may be 0
+
+# NVIDIA-style: 128 x 128 tiles of 16 x 16 work-items with 8 x 8 each, 128-bit global and
+# local reads, double buffering, the slab fully unrolled. On an H200 (NVIDIA OpenCL 3.0,
+# driver 580.159) float32: 42.7 TFLOPS at n = 4096 (84% of cuBLAS's 50.9), 40.5 at 2048
+# (85%), 19.2 at 1024 (64%); at 1024, MWG=128 NWG=64 ran at 26.8 (90-100%).
+GPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4,
+                "VWM": 4, "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 16}
+# For CPU runtimes that vectorise across work-items along dimension 0 (Intel's): scalar
+# loads (VW = 1) and plain order (VWN = 1, WARPN = NDIMC) so the 16 lanes of a SIMD row
+# read 16 consecutive floats; 4 x 4 accumulators a work-item; a deep K slab (barriers
+# are costly there); builds in a fraction of a second.
+CPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW": 1,
+                "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4, "WARPN": 32}
+# The class defaults: CPU-friendly like CPU_DEFAULTS but small enough for any OpenCL
+# device: 256 work-items, 16 KB of local memory in float32 (32 KB in float64).
+PORTABLE_DEFAULTS = {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 16, "NDIMC": 16, "VW": 1,
+                     "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4,
+                     "WARPN": 16}
+
+
+def _mwi(p: Params) -> int:
+    return p["MWG"] // p["MDIMC"]
+
+
+def _nwi(p: Params) -> int:
+    return p["NWG"] // p["NDIMC"]
+
+
+@restriction("VW, VWM and VWN must each be 1, 2, 4 or 8")
+def _widths(p: Params) -> bool:
+    return all(p[key] in VECTOR_WIDTHS for key in ("VW", "VWM", "VWN"))
+
+
+@restriction("PAD and DOUBLE_BUFFER must each be 0 or 1")
+def _flags(p: Params) -> bool:
+    return all(p[key] in (0, 1) for key in FLAGS)
+
+
+@restriction("MWG must be a multiple of MDIMC * VWM (each work-item's rows come in runs of VWM)")
+def _rows_split(p: Params) -> bool:
+    return p["MWG"] % (p["MDIMC"] * p["VWM"]) == 0
+
+
+@restriction("NWG must be a multiple of NDIMC * VWN (each work-item's columns come in runs "
+             "of VWN)")
+def _cols_split(p: Params) -> bool:
+    return p["NWG"] % (p["NDIMC"] * p["VWN"]) == 0
+
+
+@restriction("VW must divide MWG, NWG and KWG (tiles are loaded in vectors of VW)")
+def _vectors_fit(p: Params) -> bool:
+    return all(p[key] % p["VW"] == 0 for key in ("MWG", "NWG", "KWG"))
+
+
+@restriction("the MDIMC * NDIMC work-items must load the tiles evenly: "
+             "MWG*KWG/VW and KWG*NWG/VW must be multiples of MDIMC*NDIMC")
+def _even_loads(p: Params) -> bool:
+    items = p["MDIMC"] * p["NDIMC"]
+    return all((x * p["KWG"] // p["VW"]) % items == 0 for x in (p["MWG"], p["NWG"]))
+
+
+@restriction("WARPN must divide 32 and NDIMC, and unless WARPN = min(NDIMC, 32) (the plain "
+             "order) 32/WARPN must divide MDIMC and 32 must divide MDIMC*NDIMC")
+def _warp_patch(p: Params) -> bool:
+    warpn, mdimc, ndimc = p["WARPN"], p["MDIMC"], p["NDIMC"]
+    if 32 % warpn or ndimc % warpn:
+        return False
+    return warpn == min(ndimc, 32) or (mdimc % (32 // warpn) == 0
+                                       and (mdimc * ndimc) % 32 == 0)
+
+
+@restriction("KUNROLL must divide KWG")
+def _unroll(p: Params) -> bool:
+    return p["KWG"] % p["KUNROLL"] == 0
+
+
+@restriction(f"a work-item's accumulators, operands and prefetched loads must stay under "
+             f"{MAX_PRIVATE_VALUES} values")
+def _fits_registers(p: Params) -> bool:
+    return private_values(p) <= MAX_PRIVATE_VALUES
+
+
+def private_values(p: Params) -> int:
+    """Values a work-item keeps in registers: accumulators, operands, staged loads."""
+    mwi, nwi, items = _mwi(p), _nwi(p), p["MDIMC"] * p["NDIMC"]
+    staged = (p["MWG"] + p["NWG"]) * p["KWG"] // items
+    return mwi * nwi + mwi + nwi + staged
+
+
+def local_elements(p: Params, a_colmajor: bool | None = None) -> int:
+    """Elements of local memory the kernel declares (the same formula as xgemm.cl).
+
+    The layout of A depends on A's order, known only at launch; ``None`` gives the larger
+    of the two, which is what :meth:`XGemm.local_mem_bytes` checks against the device.
+    """
+    def round8(x: int) -> int:
+        return -(-x // 8) * 8
+
+    mwg, nwg, kwg, pad = p["MWG"], p["NWG"], p["KWG"], p["PAD"]
+    kmajor_a = kwg * (mwg + pad * p["VWM"])
+    rowmajor_a = mwg * (kwg + pad)
+    if a_colmajor is None:
+        a_size = max(kmajor_a, rowmajor_a) if p["VWM"] == 1 else kmajor_a
+    else:
+        a_size = kmajor_a if (a_colmajor or p["VWM"] > 1) else rowmajor_a
+    b_size = kwg * (nwg + pad * p["VWN"])
+    return (1 + p["DOUBLE_BUFFER"]) * (round8(a_size) + round8(b_size))
+
+
+class XGemm(Variant):
+    name = "xgemm"
+    source_file = "xgemm.cl"
+    summary = ("local-memory tiles MWG x NWG x KWG, MWI x NWI registers per work-item, "
+               "vector loads, optional double buffering")
+    space = {  # about 560 000 combinations, most of them invalid for a given device
+        "MWG": [32, 64, 128, 256],
+        "NWG": [32, 64, 128, 256],
+        "KWG": [8, 16, 32, 64],
+        "MDIMC": [8, 16, 32],
+        "NDIMC": [8, 16, 32],
+        "VW": [1, 2, 4],
+        "VWM": [1, 2, 4],
+        "VWN": [1, 2, 4],
+        "PAD": [0, 1],
+        "DOUBLE_BUFFER": [0, 1],
+        "KUNROLL": [4, 8, 16],
+        "WARPN": [8, 16, 32],
+    }
+    defaults = dict(PORTABLE_DEFAULTS)
+    restrictions = (_widths, _flags, _rows_split, _cols_split, _vectors_fit, _even_loads,
+                    _unroll, _warp_patch, _fits_registers)
+
+    presets = {"gpu": GPU_DEFAULTS, "cpu": CPU_DEFAULTS}
+
+    def preset(self, device) -> dict[str, Any]:
+        """The tuned starting point for a device's type ("gpu" or else "cpu")."""
+        return dict(self.presets["gpu" if getattr(device, "type", "") == "gpu" else "cpu"])
+
+    def check(self, params: Params | None, device, itemsize: int = 4) -> dict[str, Any]:
+        """As base.Variant.check; with no parameters given, the device type's preset
+        (GPU_DEFAULTS or CPU_DEFAULTS) where it fits the device, else the portable
+        class defaults."""
+        if not params:
+            preset = self.resolve(self.preset(device))
+            if not self.problems(preset, device, itemsize):
+                return preset
+        return super().check(params, device, itemsize)
+
+    def resolve(self, params: Params | None) -> dict[str, Any]:
+        """As base.Variant.resolve, except that PAD and DOUBLE_BUFFER may be 0."""
+        params = dict(params or {})
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ParameterError(
+                f"variant {self.name!r} has no parameter {', '.join(unknown)}; its "
+                f"parameters are {', '.join(sorted(self.defaults))}")
+        resolved = {**self.defaults, **params}
+        for key, value in resolved.items():
+            least = 0 if key in FLAGS else 1
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                kind = "0 or 1" if key in FLAGS else "a positive integer"
+                raise ParameterError(
+                    f"{self.name}: parameter {key} must be {kind}, got {value!r}")
+        for check in self.restrictions:
+            if not check.test(resolved):
+                raise ParameterError(f"{self.name}: {check.message} (got {resolved})")
+        return resolved
+
+    def work_group(self, params: Params) -> tuple[int, int]:
+        return params["MDIMC"], params["NDIMC"]
+
+    def elements_per_item(self, params: Params) -> tuple[int, int]:
+        return _mwi(params), _nwi(params)
+
+    def local_mem_bytes(self, params: Params, itemsize: int) -> int:
+        return local_elements(params) * itemsize
+
+    def defines(self, params: Params) -> dict:
+        return {key: params[key] for key in PARAMETERS}
