@@ -10,9 +10,9 @@ budget=${1:-150}
 log() { echo "\$ $*" | tee -a "$out/$logname"; timeout "${T:-400}" "$@" 2>&1 | tee -a "$out/$logname"; }
 
 logname=tune.txt
-space=(--param MWG=64,128 --param NWG=64,128 --param KWG=8,16,32 --param MDIMC=8,16,32
+space=(--param MWG=64,128,256 --param NWG=64,128 --param KWG=8,16,32 --param MDIMC=8,16,32
        --param NDIMC=8,16,32 --param VW=2,4 --param VWM=1,2,4,8 --param VWN=1,2,4
-       --param PAD=0,1 --param DOUBLE_BUFFER=0,1 --param KUNROLL=4,8,16 --param WARPN=8,16,32)
+       --param PAD=0,1 --param DOUBLE_BUFFER=0,1 --param KUNROLL=8,16,32 --param WARPN=8,16,32)
 T=$((budget + 120)) log python3 -m portgemm.tune --device gpu --variant xgemm --sizes 4096 \
   --strategy model --budget "$budget" --reps 3 --top 15 --no-progress --save --level name "${space[@]}"
 T=$((budget / 2 + 120)) log python3 -m portgemm.tune --device gpu --variant xgemm --sizes 1024 \

@@ -15,7 +15,6 @@ Usable on its own to run any OpenCL kernel over an :class:`NDRange`::
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import warnings
 from dataclasses import dataclass
@@ -53,7 +52,9 @@ class Event:
     @property
     def kernel_ms(self) -> float:
         """Time the device spent running the command (end - start), in ms."""
-        return (self.end_ns - self.start_ns) * 1e-6
+        self.cl_event.wait()
+        profile = self.cl_event.profile
+        return (profile.end - profile.start) * 1e-6
 
 
 class Queue:
@@ -92,7 +93,7 @@ class Queue:
         """The built program for this source and options (built on first request)."""
         import pyopencl as cl
 
-        key = (hashlib.sha256(source.encode()).hexdigest(), tuple(options))
+        key = (source, tuple(options))  # a str caches its hash: cheap on every call
         with self._lock:
             program = self._programs.get(key)
             if program is None:
@@ -112,7 +113,7 @@ class Queue:
         """The kernel ``name`` of a program, retrieved once and reused."""
         import pyopencl as cl
 
-        key = (hashlib.sha256(source.encode()).hexdigest(), tuple(options), name)
+        key = (source, tuple(options), name)
         kernel = self._kernels.get(key)
         if kernel is None:
             kernel = cl.Kernel(self.program(source, options), name)

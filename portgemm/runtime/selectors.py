@@ -17,6 +17,7 @@ A spec is one of:
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Callable, Sequence, Union
 
@@ -39,14 +40,24 @@ def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = No
     """Pick one device; raise :class:`DeviceNotFoundError` (a LookupError) when none matches."""
     if isinstance(spec, Device):
         return spec
-    candidates = list(get_devices() if devices is None else devices)
     if spec is None:
         spec = os.environ.get(ENV_VAR) or "default"
+    if devices is None and isinstance(spec, str):
+        found = _select_present(spec)  # matmul(device="gpu") asks on every call
+        if found is not None:
+            return found
+    candidates = list(get_devices() if devices is None else devices)
     found = _by_score(spec, candidates) if callable(spec) else _by_string(spec, candidates)
     if found is None:
         present = "\n  ".join(d.description for d in candidates) or "(none: is an OpenCL driver installed?)"
         raise DeviceNotFoundError(f"no device matches {spec!r}; devices present:\n  {present}")
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def _select_present(spec: str) -> Device | None:
+    """A string spec resolved against the devices present (they do not change)."""
+    return _by_string(spec, get_devices())
 
 
 def select_devices(spec: str, devices: Sequence[Device] | None = None) -> list[Device]:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
 
 from ..runtime.device import Device
 from ..variants import get_variant
+from . import db
 
 
 @dataclass(frozen=True)
@@ -14,11 +18,56 @@ class Choice:
     variant: str
     params: dict[str, Any]
     reason: str
+    source: str = "heuristic"  # "user" or "shipped" (tuning database) or "heuristic"
 
 
-def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> Choice:
-    """The variant and parameters for this device and shape, with the reason."""
-    return _heuristic(device, itemsize)
+def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
+           sources: Sequence[tuple[str, str | Path]] | None = None) -> Choice:
+    """The variant and parameters for this device and shape, with the reason.
+
+    The tuning database first (the user's, then the package's; see
+    :mod:`portgemm.tune.db` for the lookup order), else the heuristic default.
+    ``sources`` replaces the databases consulted: (label, path) pairs, first wins.
+    """
+    if sources is None:
+        sources = [("user", db.user_database_path())] + [("shipped", p) for p in _shipped()]
+    # matmul asks on every call: remember answers until a database file changes
+    key = (device, max(m, n, k), itemsize, tuple((label, str(path), _stamp(path))
+                                                 for label, path in sources))
+    choice = _memo.get(key)
+    if choice is None:
+        if len(_memo) > 1024:
+            _memo.clear()
+        choice = _memo[key] = _lookup(device, m, n, k, itemsize, sources)
+    return choice
+
+
+_memo: dict = {}
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> tuple[Path, ...]:
+    return tuple(db.shipped_database_paths())  # package files: listed once per process
+
+
+def _stamp(path) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _lookup(device: Device, m: int, n: int, k: int, itemsize: int,
+            sources: Sequence[tuple[str, str | Path]]) -> Choice:
+    found, notes = db.lookup(device, m, n, k, itemsize, sources)
+    if found is not None:
+        return Choice(found.variant, found.params, found.reason, found.source)
+    choice = _heuristic(device, itemsize)
+    if notes:
+        choice = Choice(choice.variant, choice.params,
+                        choice.reason + "; passed over: " + "; ".join(notes), choice.source)
+    return choice
 
 
 def _heuristic(device: Device, itemsize: int) -> Choice:

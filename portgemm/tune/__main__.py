@@ -1,0 +1,168 @@
+"""python -m portgemm.tune: tune variants on a device, save the best, show what "auto" picks.
+
+    python -m portgemm.tune --device intel --variant tiled --sizes 256,512 --save
+    python -m portgemm.tune --device intel --sizes 256,1024 --show
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..errors import PortgemmError
+from ..runtime.selectors import select_device
+from ..variants import REGISTRY, get_variant
+from .choice import choose
+from .db import (LEVELS, known_params, save_entries, shipped_database_paths,
+                 user_database_path)
+from .tuner import STRATEGIES, parse_size, tune
+
+
+def default_cache_file() -> Path:
+    return user_database_path().parent / "measurements.jsonl"
+
+
+def _parse_param(text: str) -> tuple[str, list[int]]:
+    name, sep, values = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"--param wants NAME=V1,V2,..., got {text!r}")
+    try:
+        return name.strip(), [int(v) for v in values.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--param values must be integers, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m portgemm.tune",
+        description="Autotune portgemm GEMM variants on one device; save the best into the "
+                    "tuning database that variant='auto' reads.")
+    p.add_argument("--device", default=None,
+                   help="device selector: 'intel', 'gpu', 'opencl:cpu:0', ... (default: "
+                        "$PORTGEMM_DEVICE, else the default selector)")
+    p.add_argument("--variant", default=None,
+                   help=f"variant(s) to tune, comma-separated; registered: {', '.join(REGISTRY)}")
+    p.add_argument("--sizes", required=True,
+                   help="comma-separated shapes: N (square) or MxNxK, e.g. 256,512x512x128")
+    p.add_argument("--strategy", choices=STRATEGIES, default="exhaustive")
+    p.add_argument("--budget", type=float, default=None, metavar="S",
+                   help="seconds after which no new candidate is started (shared by all variants)")
+    p.add_argument("--max-evals", type=int, default=None, metavar="N",
+                   help="evaluate at most N candidates per variant")
+    p.add_argument("--fraction", type=float, default=0.25,
+                   help="model strategy: share of the ranked candidates timed (default 0.25)")
+    p.add_argument("--seed", type=int, default=0, help="random strategy and operand seed")
+    p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    p.add_argument("--reps", type=int, default=3, help="timed runs per candidate and size")
+    p.add_argument("--warmup", type=int, default=1, help="untimed runs before them")
+    p.add_argument("--param", type=_parse_param, action="append", default=[],
+                   metavar="NAME=V1,V2", help="replace one parameter's values in the space "
+                                              "(repeatable; others keep the variant's space)")
+    p.add_argument("--only", type=_parse_param, action="append", default=[],
+                   metavar="NAME=V1,V2", help="search only these parameters: the space is "
+                                              "made of the --only ones, the rest stay default")
+    p.add_argument("--restrict", action="append", default=[], metavar="EXPR",
+                   help="extra restriction over parameter names, e.g. 'tile_x*tile_y<=32'")
+    p.add_argument("--no-warm-start", action="store_true",
+                   help="do not measure first the tuning database's entries for this device "
+                        "and variant and the variant's defaults")
+    p.add_argument("--cache", default=None, metavar="FILE",
+                   help=f"resumable measurement cache (default {default_cache_file()})")
+    p.add_argument("--no-cache", action="store_true",
+                   help="measure everything afresh, record nothing")
+    p.add_argument("--top", type=int, default=10, help="rows of the table (default 10)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save", action="store_true",
+                   help="write the best per shape class into the user database "
+                        f"({user_database_path()})")
+    p.add_argument("--database", default=None, metavar="PATH",
+                   help="write the best into this database file instead (implies --save)")
+    p.add_argument("--level", choices=LEVELS, default="exact",
+                   help="device key of the saved entries (default exact: vendor, name, driver)")
+    p.add_argument("--show", action="store_true",
+                   help="print what variant='auto' picks for each size and why; with no "
+                        "--variant nothing is tuned")
+    return p
+
+
+def show(device, sizes, itemsize) -> None:
+    print(f"variant='auto' on {device.description} "
+          f"(vendor {device.vendor!r}, driver {device.driver_version!r}):")
+    print(f"  databases: user {user_database_path()}; shipped "
+          + (", ".join(str(p) for p in shipped_database_paths()) or "(none)"))
+    for m, n, k in sizes:
+        choice = choose(device, m, n, k, itemsize)
+        print(f"  {m}x{n}x{k}: {choice.variant} {choice.params}\n    because: {choice.reason}")
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        device = select_device(args.device)
+        sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+        itemsize = 8 if args.dtype == "float64" else 4
+        if args.variant is None:
+            if not args.show:
+                print("nothing to do: give --variant NAME to tune, or --show", file=sys.stderr)
+                return 2
+            show(device, sizes, itemsize)
+            return 0
+        names = [v.strip() for v in args.variant.split(",") if v.strip()]
+        variants = [get_variant(name) for name in names]
+        cache = None if args.no_cache else (args.cache or default_cache_file())
+        started = time.perf_counter()
+        saved = []
+        for variant in variants:
+            space = None
+            if args.only:
+                space = dict(args.only)
+            elif args.param:
+                space = {**variant.space, **dict(args.param)}
+            budget = None
+            if args.budget is not None:
+                budget = args.budget - (time.perf_counter() - started)
+                if budget <= 0:
+                    print(f"{variant.name}: budget spent, not tuned")
+                    continue
+            first = []
+            if not args.no_warm_start:
+                first = known_params(device, variant.name, itemsize)
+                preset = getattr(variant, "preset", None)  # a per-device-type start (xgemm)
+                first += [preset(device)] if callable(preset) else []
+                first.append(dict(variant.defaults))
+            result = tune(variant, device, sizes, space=space, restrictions=args.restrict,
+                          strategy=args.strategy, budget_s=budget, max_evals=args.max_evals,
+                          reps=args.reps, warmup=args.warmup, dtype=args.dtype,
+                          cache_file=cache, progress=not args.no_progress, seed=args.seed,
+                          fraction=args.fraction, first=first)
+            print(result.summary())
+            print(result.table(args.top))
+            print()
+            if args.save or args.database:
+                entries = result.database_entries()
+                if entries:
+                    path = save_entries(args.database, device, entries, args.level)
+                    saved.append((variant.name, [e["shape_class"] for e in entries], path))
+        for name, classes, path in saved:
+            print(f"saved {name} for shape classes {', '.join(classes)} ({args.level} key) "
+                  f"into {path}")
+        if args.show:
+            print()
+            show(device, sizes, itemsize)
+    except BrokenPipeError:  # output piped into head and the like
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("\ninterrupted; what was measured is in the cache file, a re-run resumes",
+              file=sys.stderr)
+        return 130
+    except (PortgemmError, ValueError, TypeError, LookupError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

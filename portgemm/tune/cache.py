@@ -1,0 +1,69 @@
+"""The tuner's resumable measurement cache: one JSON object per line, appended as each
+candidate is measured, so an interrupted run loses at most the line being written.
+
+A line's key is (device key, variant, kernel source hash, size, dtype, params). The
+source hash makes measurements of an older kernel source count as new candidates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..runtime.device import Device
+from .space import params_key
+
+
+def device_key(device: Device) -> str:
+    """vendor / name / driver version: what tells two devices' timings apart."""
+    return " / ".join(" ".join(str(part).split()) for part in
+                      (device.vendor, device.name, device.driver_version))
+
+
+def source_hash(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+def cache_key(device: str, variant: str, source: str, size, dtype: str,
+              params: Mapping[str, Any]) -> str:
+    m, n, k = size
+    return f"{device}|{variant}|{source}|{m}x{n}x{k}|{dtype}|{params_key(params)}"
+
+
+class MeasurementCache:
+    """Records already measured, read from a JSON-lines file and appended to it."""
+
+    def __init__(self, path: str | os.PathLike | None):
+        self.path = Path(path) if path is not None else None
+        self.records: dict[str, dict] = {}
+        self.skipped_lines = 0
+        if self.path is not None and self.path.exists():
+            with open(self.path, encoding="utf-8") as f:
+                for line in f:
+                    line = line.strip()
+                    if not line:
+                        continue
+                    try:
+                        record = json.loads(line)
+                        self.records[record["key"]] = record
+                    except (ValueError, KeyError, TypeError):
+                        self.skipped_lines += 1  # a line cut short by an interrupted run
+
+    def get(self, key: str) -> dict | None:
+        return self.records.get(key)
+
+    def add(self, key: str, record: dict) -> None:
+        record = {"key": key, **record}
+        self.records[key] = record
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record, sort_keys=True) + "\n")
+            f.flush()
+
+    def __len__(self) -> int:
+        return len(self.records)

@@ -1,0 +1,370 @@
+"""The autotuner, its measurement cache, the tuning database and choose()."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from portgemm.errors import ParameterError
+from portgemm.runtime.device import Device
+from portgemm.runtime.ndrange import NDRange
+from portgemm.tune import (choose, db, enumerate_space, estimate, parse_size, save,
+                           tolerance, tune)
+from portgemm.tune.__main__ import main as cli_main
+from portgemm.variants import REGISTRY, get_variant
+from portgemm.variants.base import LaunchPlan
+from portgemm.variants.register_tiled import Tiled
+
+TINY = {"tile_y": [1, 2, 4], "tile_x": [1, 2, 4], "wg_y": [4], "wg_x": [8]}
+SIZE = (70, 66, 40)  # not a multiple of any tile: the edges are exercised too
+
+
+@pytest.fixture
+def device(any_device):
+    """The first device that builds a trivial kernel (conftest); skips when none does."""
+    return any_device
+
+
+class HalfRows(Tiled):
+    """A deliberately broken tiled: with tile_y == 4 its launch covers only half the rows
+    of C (faster, and wrong); with tile_x == 4 it reads A as if column-major (finite and
+    wrong; with M > K every index stays inside A)."""
+
+    name = "test-broken-tiled"
+
+    def plan(self, m, n, k, params, itemsize=4):
+        plan = super().plan(m, n, k, params, itemsize)
+        if params["tile_y"] != 4:
+            return plan
+        rows = math.ceil(math.ceil(m / 2) / params["tile_y"])
+        ndrange = NDRange.covering((rows, math.ceil(n / params["tile_x"])),
+                                   self.work_group(params))
+        return LaunchPlan(ndrange, plan.defines, plan.local_mem_bytes)
+
+    def defines(self, params):
+        found = super().defines(params)
+        if params["tile_x"] == 4:
+            found["A_COLMAJOR"] = 1
+        return found
+
+
+def fake_device(**changes) -> Device:
+    fields = dict(name="Acme Turbo 9000", vendor="Acme Inc.", platform="Acme OpenCL",
+                  type="gpu", index=0, compute_units=16, max_work_group_size=256,
+                  max_work_item_sizes=(256, 256, 64), local_mem_size=32768,
+                  global_mem_size=2**32, max_mem_alloc_size=2**30, has_fp64=True,
+                  driver_version="1.2.3", opencl_version="OpenCL 3.0")
+    fields.update(changes)
+    return Device(**fields)
+
+
+def entry(variant="tiled", shape_class="medium", dtype="float32", gflops=10.0, **params):
+    params = params or {"tile_y": 2, "tile_x": 2, "wg_y": 8, "wg_x": 8}
+    return {"variant": variant, "shape_class": shape_class, "dtype": dtype,
+            "params": params, "gflops": gflops, "sizes": [[1024, 1024, 1024]]}
+
+
+def write_db(path, records):
+    path.write_text(json.dumps({"format": "portgemm-tuning", "version": 1,
+                                "devices": records}))
+    return path
+
+
+# --- the tuner on a real device ---------------------------------------------------------
+
+def test_picks_fastest_verified_candidate(device, tmp_path):
+    result = tune("tiled", device, [SIZE], space=TINY, reps=2, progress=False,
+                  cache_file=tmp_path / "m.jsonl")
+    ok = result.ok
+    assert len(ok) == 9 and result.measured == 9
+    assert result.best is not None
+    assert result.best.kernel_ms == min(c.kernel_ms for c in ok)
+    for c in ok:
+        assert c.relerr <= tolerance(np.float32, SIZE[2])
+        assert len(c.records[0].times_ms) == 2
+        assert c.kernel_ms == pytest.approx(np.median(c.records[0].times_ms))
+    assert "kernel ms" in result.table() and result.best_params == result.best.params
+
+
+def test_wrong_candidates_are_rejected(device):
+    broken = HalfRows()
+    assert broken.name not in REGISTRY  # never registered: passed as an instance
+    result = tune(broken, device, [SIZE], space=TINY, reps=1, warmup=0, progress=False)
+    statuses = {(c.params["tile_y"], c.params["tile_x"]): c for c in result.candidates}
+    for (ty, tx), c in statuses.items():
+        if ty == 4 or tx == 4:
+            assert c.status == "wrong", (ty, tx, c.status, c.relerr)
+            assert c.relerr > tolerance(np.float32, SIZE[2])
+        else:
+            assert c.status == "ok", (ty, tx, c.status, c.message)
+    assert math.isinf(statuses[(4, 1)].relerr)            # unwritten rows stay NaN
+    assert math.isfinite(statuses[(1, 4)].relerr)         # finite, still wrong
+    assert result.best.status == "ok"
+    assert result.best.params["tile_y"] != 4 and result.best.params["tile_x"] != 4
+    assert result.best.kernel_ms == min(c.kernel_ms for c in result.ok)
+    assert "wrong" in result.table()
+
+
+def test_resumes_from_cache_file(device, tmp_path):
+    cache = tmp_path / "resume.jsonl"
+    first = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, max_evals=4,
+                 progress=False, cache_file=cache)
+    assert first.measured == 4 and first.from_cache == 0 and "max_evals" in first.stopped
+    assert len(cache.read_text().splitlines()) == 4
+    again = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, max_evals=4,
+                 progress=False, cache_file=cache)
+    assert again.measured == 0 and again.from_cache == 4
+    assert again.best.params == first.best.params
+    assert again.best.kernel_ms == first.best.kernel_ms
+    with open(cache, "a") as f:
+        f.write('{"key": "cut short by an interr')  # an interrupted write is ignored
+    rest = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, progress=False,
+                cache_file=cache)
+    assert rest.measured == 5 and rest.from_cache == 4
+
+
+def test_strategies_and_invalid_points(device):
+    model = tune("tiled", device, [SIZE], space=TINY, strategy="model", fraction=0.5,
+                 reps=1, warmup=0, progress=False)
+    timed = [c for c in model.candidates if c.status == "ok"]
+    pruned = [c for c in model.candidates if c.status == "skipped"]
+    assert len(timed) == 5 and len(pruned) == 4
+    assert max(c.predicted for c in timed) <= min(c.predicted for c in pruned)
+    assert all("pruned by the model" in c.message for c in pruned)
+
+    picks = [[c.params for c in tune("tiled", device, [SIZE], space=TINY, strategy="random",
+                                     seed=3, max_evals=3, reps=1, warmup=0,
+                                     progress=False).ok] for _ in range(2)]
+    assert len(picks[0]) == 3 and picks[0] == picks[1]
+
+    limited = tune("tiled", device, [SIZE], space=TINY, restrictions=["tile_y <= tile_x"],
+                   reps=1, warmup=0, progress=False, max_evals=0)
+    invalid = [c for c in limited.candidates if c.status == "invalid"]
+    assert len(invalid) == 3 and all("tile_y <= tile_x" in c.message for c in invalid)
+    assert limited.invalid_count == 3 and limited.counts()["invalid"] == 3
+
+    warm = {"tile_y": 4, "tile_x": 2, "wg_y": 4, "wg_x": 8}
+    for strategy in ("exhaustive", "model"):
+        started = tune("tiled", device, [SIZE], space=TINY, strategy=strategy, max_evals=1,
+                       first=[{"tile_y": 99}, warm], reps=1, warmup=0, progress=False)
+        assert [c.params for c in started.ok] == [warm]  # a seed outside the space is ignored
+
+
+def test_space_filters_restrictions_and_device_limits():
+    small = fake_device(max_work_group_size=64, max_work_item_sizes=(64, 64, 64))
+    points = list(enumerate_space(get_variant("tiled"), small, 4,
+                                  {"tile_y": [16], "tile_x": [32], "wg_y": [8], "wg_x": [4, 16]}))
+    # the register restriction fails once tile_y and tile_x are known: both wg_x values
+    # are cut off as one sub-space of two points
+    assert [(p.valid, p.count) for p in points] == [(False, 2)]
+    assert "512" in points[0].problem
+    points = list(enumerate_space(get_variant("tiled"), small, 4,
+                                  {"tile_y": [2], "tile_x": [2], "wg_y": [8], "wg_x": [4, 16]}))
+    assert points[0].valid and not points[1].valid
+    assert "max_work_group_size" in points[1].problem
+    with pytest.raises(ParameterError):
+        list(enumerate_space(get_variant("tiled"), small, 4, {"nonsense": [1]}))
+
+
+def test_model_prefers_fuller_work_groups_and_register_fit():
+    cpu = fake_device(type="cpu", compute_units=4)
+    tiled = get_variant("tiled")
+    narrow = estimate(tiled, {"tile_y": 4, "tile_x": 1, "wg_y": 8, "wg_x": 2}, cpu, 512, 512, 512)
+    wide = estimate(tiled, {"tile_y": 4, "tile_x": 1, "wg_y": 1, "wg_x": 16}, cpu, 512, 512, 512)
+    spills = estimate(tiled, {"tile_y": 16, "tile_x": 16, "wg_y": 1, "wg_x": 16},
+                      cpu, 512, 512, 512)
+    assert wide.cost < narrow.cost and wide.simd_fill == 1 and narrow.simd_fill < 1
+    assert spills.register_fit < 1 and wide.cost < spills.cost
+
+
+def test_tolerance_and_sizes():
+    assert tolerance(np.float64, 512) < 1e-10 < tolerance(np.float32, 512) < 1e-3
+    assert tolerance(np.float32, 4096) > tolerance(np.float32, 64)
+    assert parse_size(256) == (256, 256, 256) and parse_size("64x32x16") == (64, 32, 16)
+    with pytest.raises(ValueError):
+        parse_size("0x3x3")
+
+
+# --- the tuning database -----------------------------------------------------------------
+
+@pytest.fixture
+def acme_dbs(tmp_path):
+    dev = fake_device()
+    shipped = write_db(tmp_path / "shipped.json", [
+        {"match": {"type": "gpu"}, "entries": [entry(tile_y=1, tile_x=1, wg_y=8, wg_x=8)]},
+        {"match": {"vendor": "ACME inc.", "type": "gpu"},  # case and spaces do not matter
+         "entries": [entry(tile_y=1, tile_x=2, wg_y=8, wg_x=8)]},
+        {"match": {"vendor": "Acme Inc.", "name": "Acme  Turbo 9000"},
+         "entries": [entry(tile_y=2, tile_x=1, wg_y=8, wg_x=8)]},
+        {"match": {"vendor": "Acme Inc.", "name": "Acme Turbo 9000", "driver_version": "1.2.3"},
+         "entries": [entry(tile_y=2, tile_x=2, wg_y=8, wg_x=8)]},
+    ])
+    user = tmp_path / "user.json"
+    return dev, [("user", user), ("shipped", shipped)], user
+
+
+def test_database_precedence_and_fallbacks(acme_dbs):
+    dev, sources, _ = acme_dbs
+    pick = lambda d, size=1024: choose(d, size, size, size, 4, sources=sources)
+    exact = pick(dev)
+    assert exact.source == "shipped" and exact.params["tile_y"] == 2 == exact.params["tile_x"]
+    assert "exact device match" in exact.reason and "shape class medium" in exact.reason
+    by_name = pick(fake_device(driver_version="9.9"))
+    assert (by_name.params["tile_y"], by_name.params["tile_x"]) == (2, 1)
+    assert "name device match" in by_name.reason
+    by_vendor = pick(fake_device(name="Acme Lite", driver_version="9.9"))
+    assert (by_vendor.params["tile_y"], by_vendor.params["tile_x"]) == (1, 2)
+    assert "vendor-type device match" in by_vendor.reason
+    by_type = pick(fake_device(vendor="Other Corp", name="X"))
+    assert (by_type.params["tile_y"], by_type.params["tile_x"]) == (1, 1)
+    assert "type device match" in by_type.reason
+    nothing = pick(fake_device(vendor="Other Corp", type="cpu"))
+    assert nothing.source == "heuristic" and nothing.reason.startswith("heuristic default")
+    assert nothing == choose(fake_device(vendor="Other Corp", type="cpu"), 8, 8, 8, sources=[])
+    # a float64 GEMM does not take float32 entries
+    assert choose(dev, 1024, 1024, 1024, 8, sources=sources).source == "heuristic"
+
+
+def test_user_database_overrides_shipped(acme_dbs):
+    dev, sources, user = acme_dbs
+    write_db(user, [{"match": {"vendor": "Acme Inc.", "name": "Acme Turbo 9000",
+                               "driver_version": "1.2.3"},
+                     "entries": [entry(tile_y=4, tile_x=4, wg_y=4, wg_x=16)]},
+                    {"match": {"type": "gpu"},
+                     "entries": [entry(tile_y=8, tile_x=8, wg_y=4, wg_x=8)]}])
+    chosen = choose(dev, 1024, 1024, 1024, sources=sources)
+    assert chosen.source == "user" and chosen.params["wg_x"] == 16
+    # a more specific shipped entry still beats a generic user entry
+    other = choose(fake_device(driver_version="9.9"), 1024, 1024, 1024, sources=sources)
+    assert other.source == "shipped" and "name device match" in other.reason
+    # the user's type-level entry replaces the shipped one for an unknown vendor
+    generic = choose(fake_device(vendor="Z", name="Z"), 1024, 1024, 1024, sources=sources)
+    assert generic.source == "user" and generic.params["tile_y"] == 8
+
+
+def test_shape_classes_and_best_variant(tmp_path):
+    dev = fake_device()
+    match = {"vendor": "Acme Inc.", "name": "Acme Turbo 9000", "driver_version": "1.2.3"}
+    dbfile = write_db(tmp_path / "db.json", [{"match": match, "entries": [
+        entry(shape_class="small", tile_y=1, tile_x=1, wg_y=4, wg_x=8),
+        entry(shape_class="large", tile_y=8, tile_x=8, wg_y=8, wg_x=8, gflops=50.0),
+        entry(variant="naive", shape_class="large", gflops=70.0, wg_y=16, wg_x=16),
+    ]}])
+    sources = [("user", dbfile)]
+    assert db.shape_class(511, 8, 8) == "small"
+    assert db.shape_class(512, 8, 8) == "medium"
+    assert db.shape_class(8, 8, 2048) == "large"
+    small = choose(dev, 100, 100, 100, sources=sources)
+    assert small.params["tile_y"] == 1 and "shape class small" in small.reason
+    large = choose(dev, 4096, 64, 64, sources=sources)
+    assert large.variant == "naive"  # the faster of two variants tuned for this class
+    near_large = choose(dev, 1800, 1800, 1800, sources=sources)  # medium: none tuned
+    assert near_large.variant == "naive" and "nearest tuned class" in near_large.reason
+    near_small = choose(dev, 600, 600, 600, sources=sources)
+    assert near_small.params == {"tile_y": 1, "tile_x": 1, "wg_y": 4, "wg_x": 8}
+
+
+def test_invalid_entries_are_skipped_with_reason(tmp_path):
+    dev = fake_device()
+    match = {"vendor": "Acme Inc.", "name": "Acme Turbo 9000", "driver_version": "1.2.3"}
+    dbfile = write_db(tmp_path / "db.json", [
+        {"match": match, "entries": [
+            entry(variant="retired-variant", gflops=99.0),
+            entry(gflops=98.0, tile_y=2, tile_x=2, wg_y=8, wg_x=8, unroll=4),
+            entry(gflops=97.0, tile_y=2, tile_x=2, wg_y=32, wg_x=32),  # 1024 > 256
+            {"variant": "tiled"},  # malformed
+        ]},
+        {"match": {"vendor": "Acme Inc.", "name": "Acme Turbo 9000"},
+         "entries": [entry(tile_y=4, tile_x=2, wg_y=4, wg_x=8)]},
+        {"match": {"name": "only a name"}, "entries": []},  # not a level
+    ])
+    chosen = choose(dev, 1024, 1024, 1024, sources=[("user", dbfile)])
+    assert chosen.params == {"tile_y": 4, "tile_x": 2, "wg_y": 4, "wg_x": 8}
+    assert "name device match" in chosen.reason
+    assert "'retired-variant' is not registered" in chosen.reason
+    assert "no parameter unroll" in chosen.reason
+    assert "max_work_group_size 256" in chosen.reason
+    assert "not one of the levels" in chosen.reason
+    # every entry invalid: the heuristic, with the reasons
+    only_bad = write_db(tmp_path / "bad.json", [{"match": match, "entries": [
+        entry(variant="retired-variant")]}])
+    fallback = choose(dev, 1024, 1024, 1024, sources=[("user", only_bad)])
+    assert fallback.source == "heuristic" and "retired-variant" in fallback.reason
+    # an unreadable database is passed over, the next one still counts
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    later = choose(dev, 1024, 1024, 1024, sources=[("user", broken), ("shipped", dbfile)])
+    assert later.source == "shipped" and "cannot read tuning database" in later.reason
+
+
+def test_known_params_for_warm_start(acme_dbs):
+    dev, sources, _ = acme_dbs
+    known = db.known_params(dev, "tiled", 4, sources)
+    assert [(p["tile_y"], p["tile_x"]) for p in known] == [(2, 2), (2, 1), (1, 2), (1, 1)]
+    assert db.known_params(dev, "naive", 4, sources) == []
+    assert db.known_params(dev, "tiled", 8, sources) == []
+
+
+def test_save_entries_round_trip(tmp_path):
+    dev = fake_device()
+    path = tmp_path / "sub" / "tuning.json"
+    db.save_entries(path, dev, [entry(tile_y=1, tile_x=1, wg_y=8, wg_x=8)])
+    db.save_entries(path, dev, [entry(tile_y=4, tile_x=1, wg_y=8, wg_x=8),
+                                      entry(shape_class="small")], level="exact")
+    db.save_entries(path, dev, [entry(tile_y=1, tile_x=4, wg_y=8, wg_x=8)],
+                          level="vendor-type")
+    data = json.loads(path.read_text())
+    assert [len(r["entries"]) for r in data["devices"]] == [2, 1]
+    chosen = choose(dev, 1024, 1024, 1024, sources=[("user", path)])
+    assert chosen.params["tile_y"] == 4  # the later save replaced the same key
+    cousin = choose(fake_device(name="Acme Lite"), 1024, 1024, 1024, sources=[("user", path)])
+    assert cousin.params["tile_x"] == 4 and "vendor-type" in cousin.reason
+
+
+def test_shipped_databases_are_valid():
+    for path in db.shipped_database_paths():
+        data = db.read_database(path)
+        for record in data["devices"]:
+            assert db.match_level(record["match"]) in db.LEVELS
+            for e in record["entries"]:
+                assert e["shape_class"] in db.SHAPE_CLASSES
+                get_variant(e["variant"]).resolve(e["params"])
+
+
+# --- end to end: tune, save, "auto" picks it, the CLI --------------------------------------
+
+def test_saved_result_drives_auto(device, tmp_path, monkeypatch):
+    import portgemm
+
+    monkeypatch.setenv(db.ENV_VAR, str(tmp_path / "user.json"))
+    result = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, progress=False)
+    assert save(result) == tmp_path / "user.json"
+    chosen = choose(device, *SIZE)
+    assert chosen.source == "user" and chosen.params == result.best.params
+    a = np.random.default_rng(1).standard_normal((SIZE[0], SIZE[2])).astype(np.float32)
+    b = np.random.default_rng(2).standard_normal((SIZE[2], SIZE[1])).astype(np.float32)
+    out = portgemm.gemm(a, b, device=device)
+    assert out.variant == "tiled" and out.params == result.best.params
+    assert np.allclose(out.c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_cli_tunes_saves_and_shows(device, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(db.ENV_VAR, str(tmp_path / "user.json"))
+    target = tmp_path / "shipped-to-be.json"
+    code = cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
+                     "--only", "tile_y=1,2", "--only", "tile_x=2", "--reps", "1",
+                     "--cache", str(tmp_path / "c.jsonl"), "--database", str(target),
+                     "--level", "vendor-type", "--no-progress", "--show"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "GFLOPS" in out and "saved tiled for shape classes small" in out
+    data = json.loads(target.read_text())
+    assert data["devices"][0]["match"] == {"vendor": device.vendor, "type": device.type}
+    assert not (tmp_path / "user.json").exists()  # --database wrote elsewhere
+    code = cli_main(["--device", device.filter_string, "--sizes", "64,3000", "--show"])
+    out = capsys.readouterr().out
+    assert code == 0 and "64x64x64" in out and "3000x3000x3000" in out and "because" in out
+    assert cli_main(["--device", device.filter_string, "--sizes", "64"]) == 2
