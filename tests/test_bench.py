@@ -33,7 +33,9 @@ def test_json_and_csv_records(any_device, tmp_path, capsys):
     rows = list(csv.DictReader(out_csv.open()))
     assert len(rows) == 4 and REQUIRED <= set(rows[0])
     table = capsys.readouterr().out
-    assert "GFLOPS" in table and "numpy" in table
+    reference = "cublas" if any_device.type == "gpu" and records[0]["reference"] == "cublas" else "numpy"
+    assert "GFLOPS" in table and reference in table
+    assert all(r["reference"] == reference for r in records)
 
 
 def test_parse_sizes():

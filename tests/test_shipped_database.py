@@ -1,0 +1,55 @@
+"""Every configuration shipped in portgemm/tune/database is valid and computes correctly."""
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.runtime.device import Device
+from portgemm.tune import choose, read_database, shipped_database_paths
+from portgemm.variants import get_variant
+
+from conftest import assert_close, usable_devices
+
+SHIPPED = [(path.name, record["match"], entry)
+           for path in shipped_database_paths()
+           for record in read_database(path)["devices"]
+           for entry in record["entries"]]
+
+
+def test_there_are_shipped_entries_for_cpu_and_nvidia():
+    names = {name for name, _, _ in SHIPPED}
+    assert {"intel-cpu.json", "nvidia-gpu.json"} <= names
+
+
+@pytest.mark.parametrize("name, match, entry", SHIPPED,
+                         ids=[f"{n}:{e['variant']}:{e['shape_class']}" for n, _, e in SHIPPED])
+def test_shipped_entry_is_correct_on_cpu_opencl(name, match, entry):
+    devices = [d for d in usable_devices()
+               if not get_variant(entry["variant"]).problems(entry["params"], d, 4)]
+    if not devices:
+        pytest.skip("no OpenCL device here can run this configuration")
+    rng = np.random.default_rng(11)
+    for m, n, k in [(1, 1, 1), (131, 67, 97), (257, 129, 61)]:
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        result = portgemm.gemm(a, b, device=devices[0], variant=entry["variant"],
+                               params=entry["params"], poison=np.nan)
+        assert_close(result.c, a, b)
+
+
+def fabricated_gpu(name):
+    return Device(name=name, vendor="NVIDIA Corporation", platform="NVIDIA CUDA", type="gpu",
+                  index=0, compute_units=132, max_work_group_size=1024,
+                  max_work_item_sizes=(1024, 1024, 64), local_mem_size=49152,
+                  global_mem_size=80 * 2**30, max_mem_alloc_size=20 * 2**30, has_fp64=True,
+                  driver_version="580.159.04", opencl_version="OpenCL 3.0 CUDA")
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_auto_on_nvidia_uses_the_shipped_entries(gpu, monkeypatch, tmp_path):
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    large = choose(fabricated_gpu(gpu), 4096, 4096, 4096)
+    medium = choose(fabricated_gpu(gpu), 1024, 1024, 1024)
+    assert large.variant == medium.variant == "xgemm" and large.source == "shipped"
+    assert (large.params["MWG"], large.params["NWG"]) == (128, 128)
+    assert (medium.params["MWG"], medium.params["NWG"]) == (64, 64)
