@@ -55,6 +55,7 @@ class Variant:
     space: dict[str, list] = {}       # tuning search space, parameter -> candidate values
     defaults: dict[str, Any] = {}     # used where the caller gives no value
     restrictions: tuple[Restriction, ...] = ()
+    flags: tuple[str, ...] = ()        # on/off parameters, the only ones that may be 0
     backends: tuple[str, ...] = ("opencl",)
 
     # --- parameters ---------------------------------------------------------------
@@ -68,9 +69,11 @@ class Variant:
                 f"parameters are {', '.join(sorted(self.defaults)) or 'none'}")
         resolved = {**self.defaults, **params}
         for key, value in resolved.items():
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            least = 0 if key in self.flags else 1
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                kind = "0 or 1" if key in self.flags else "a positive integer"
                 raise ParameterError(
-                    f"{self.name}: parameter {key} must be a positive integer, got {value!r}")
+                    f"{self.name}: parameter {key} must be {kind}, got {value!r}")
         for restriction in self.restrictions:
             if not restriction.test(resolved):
                 raise ParameterError(f"{self.name}: {restriction.message} (got {resolved})")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ParameterError
 from .base import Params, Variant, restriction
 from .register_tiled import MAX_PRIVATE_VALUES
 
@@ -168,6 +167,7 @@ class XGemm(Variant):
         "WARPN": [8, 16, 32],
     }
     defaults = dict(PORTABLE_DEFAULTS)
+    flags = FLAGS
     restrictions = (_widths, _flags, _rows_split, _cols_split, _vectors_fit, _even_loads,
                     _unroll, _warp_patch, _fits_registers)
 
@@ -186,26 +186,6 @@ class XGemm(Variant):
             if not self.problems(preset, device, itemsize):
                 return preset
         return super().check(params, device, itemsize)
-
-    def resolve(self, params: Params | None) -> dict[str, Any]:
-        """As base.Variant.resolve, except that PAD and DOUBLE_BUFFER may be 0."""
-        params = dict(params or {})
-        unknown = sorted(set(params) - set(self.defaults))
-        if unknown:
-            raise ParameterError(
-                f"variant {self.name!r} has no parameter {', '.join(unknown)}; its "
-                f"parameters are {', '.join(sorted(self.defaults))}")
-        resolved = {**self.defaults, **params}
-        for key, value in resolved.items():
-            least = 0 if key in FLAGS else 1
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                kind = "0 or 1" if key in FLAGS else "a positive integer"
-                raise ParameterError(
-                    f"{self.name}: parameter {key} must be {kind}, got {value!r}")
-        for check in self.restrictions:
-            if not check.test(resolved):
-                raise ParameterError(f"{self.name}: {check.message} (got {resolved})")
-        return resolved
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return params["MDIMC"], params["NDIMC"]
