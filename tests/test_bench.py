@@ -3,6 +3,7 @@
 import csv
 import json
 
+import numpy as np
 import pytest
 
 from portgemm.bench import parse_sizes
@@ -44,3 +45,36 @@ def test_parse_sizes():
     for bad in ["abc", "0", "1x2"]:
         with pytest.raises(ValueError):
             parse_sizes(bad)
+
+
+def test_clblast_column_when_a_clblast_reference_is_timed(any_device, tmp_path, monkeypatch):
+    """The plumbing of the CLBlast reference (pyclblast is optional; faked here)."""
+    import portgemm.bench.__main__ as bench
+    from portgemm.bench.references import ReferenceTiming
+
+    monkeypatch.setattr(bench, "time_clblast", lambda a, b, device, reps, warmup:
+                        ReferenceTiming("clblast", 2.0))
+    out = tmp_path / "r.json"
+    assert main(["--device", any_device.filter_string, "--variant", "naive", "--sizes", "16",
+                 "--reps", "1", "--json", str(out), "--no-progress"]) == 0
+    record = json.loads(out.read_text())[0]
+    assert record["clblast_ms"] == 2.0
+    assert record["pct_of_clblast"] == pytest.approx(
+        100 * record["gflops"] / (2 * 16**3 / 2.0e6))
+
+
+def test_clblast_reference_is_none_without_pyclblast(any_device, monkeypatch):
+    import builtins
+
+    from portgemm.bench.references import time_clblast
+
+    real_import = builtins.__import__
+
+    def no_pyclblast(name, *args, **kwargs):
+        if name == "pyclblast":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyclblast)
+    a = np.ones((4, 4), np.float32)
+    assert time_clblast(a, a, any_device, 1, 0) is None

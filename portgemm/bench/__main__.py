@@ -16,7 +16,7 @@ import numpy as np
 from tabulate import tabulate
 
 from ..variants import get_variant
-from .references import time_cublas, time_numpy
+from .references import time_clblast, time_cublas, time_numpy
 from .runner import RECORD_FIELDS, BenchRecord, bench_case, parse_sizes
 from .targets import Target, check_variant_names, parse_targets, variants_for
 
@@ -43,6 +43,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--json", metavar="PATH", help="write the records as a JSON list")
     p.add_argument("--csv", metavar="PATH", help="write the records as CSV")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-clblast", action="store_true",
+                   help="do not time CLBlast (pyclblast) beside OpenCL rows")
     args = p.parse_args(argv)
     if args.reps < 1 or args.warmup < 0:
         p.error("--reps must be >= 1 and --warmup >= 0")
@@ -97,6 +99,8 @@ def run(args) -> list[BenchRecord]:
         for target, names in plan:
             # a GPU is compared with the GPU library, a CPU with the host library
             ref = references[-1] if target.device.type == "gpu" else references[0]
+            clblast = (time_clblast(a, b, target.device, args.reps, args.warmup)
+                       if target.backend == "opencl" and not args.no_clblast else None)
             for variant in names:
                 progress.set_description(f"{variant} {m}x{n}x{k} {target.label}")
                 record = bench_case(target, variant, params_for(variant, requested, target),
@@ -105,6 +109,10 @@ def run(args) -> list[BenchRecord]:
                 record.ref_gflops = ref.gflops(m, n, k)
                 if record.gflops is not None:
                     record.pct_of_ref = 100.0 * record.gflops / record.ref_gflops
+                if clblast is not None:
+                    record.clblast_ms = clblast.ms
+                    if record.gflops is not None:
+                        record.pct_of_clblast = 100.0 * record.gflops / clblast.gflops(m, n, k)
                 records.append(record)
                 progress.update(1)
     progress.close()
@@ -126,9 +134,13 @@ def table(records: list[BenchRecord]) -> str:
              fmt(r.kernel_ms, ".3f"), fmt(r.wall_ms, ".3f"), fmt(r.gflops, ".1f"),
              f"{fmt(r.pct_of_ref, '.1f')}% {r.reference}" if r.pct_of_ref is not None else "",
              fmt(r.relerr, ".1e"), r.status) for r in records]
-    return tabulate(rows, headers=["device", "variant", "params", "MxNxK", "kernel ms",
-                                   "wall ms", "GFLOPS", "of ref", "rel err", "status"],
-                    disable_numparse=True)
+    headers = ["device", "variant", "params", "MxNxK", "kernel ms", "wall ms", "GFLOPS",
+               "of ref", "rel err", "status"]
+    if any(r.clblast_ms is not None for r in records):
+        headers.insert(8, "of CLBlast")
+        rows = [row[:8] + (fmt(r.pct_of_clblast, ".1f") + "%" if r.pct_of_clblast else "",)
+                + row[8:] for row, r in zip(rows, records)]
+    return tabulate(rows, headers=headers, disable_numparse=True)
 
 
 def _params_text(params: dict) -> str:
@@ -155,7 +167,9 @@ def main(argv=None) -> int:
         print(f"{filter_string}: {name}")
     print(table(records))
     print("kernel ms: OpenCL event time, median; wall ms: whole call with transfers, median; "
-          "GFLOPS from kernel ms; reference timed in this run")
+          "GFLOPS from kernel ms; reference timed in this run"
+          + ("; CLBlast: pyclblast on the same device, whole call (helper kernels included)"
+             if any(r.clblast_ms is not None for r in records) else ""))
     write_outputs(records, args)
     return 1 if any(r.status == "WRONG" for r in records) else 0
 

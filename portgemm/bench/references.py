@@ -1,5 +1,6 @@
 """Reference libraries timed in the same run as portgemm: numpy (OpenBLAS/MKL) on the host,
-cuBLAS through torch when a CUDA device is present."""
+cuBLAS through torch when a CUDA device is present, CLBlast through pyclblast (when
+installed) on the same OpenCL device."""
 
 from __future__ import annotations
 
@@ -57,3 +58,38 @@ def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> Referen
         end.synchronize()
         times.append(start.elapsed_time(end))
     return ReferenceTiming("cublas", statistics.median(times))
+
+
+def time_clblast(a: np.ndarray, b: np.ndarray, device, reps: int,
+                 warmup: int) -> ReferenceTiming | None:
+    """Median time of CLBlast's SGEMM/DGEMM on ``device`` through pyclblast, or None
+    when pyclblast is not installed or fails there.
+
+    CLBlast may launch helper kernels (transposes, padding copies) and returns only the
+    last one's event, so the time is the host's span from a drained queue to that event's
+    completion: the whole call, not one kernel.
+    """
+    try:
+        import pyclblast
+        import pyopencl.array as cla
+    except ImportError:
+        return None
+    from ..runtime.queue import Queue
+
+    queue = Queue.for_device(device).cl_queue
+    m, k = a.shape
+    n = b.shape[1]
+    try:
+        buf_a = cla.to_device(queue, np.ascontiguousarray(a))
+        buf_b = cla.to_device(queue, np.ascontiguousarray(b))
+        buf_c = cla.empty(queue, (m, n), a.dtype)
+        times = []
+        for i in range(warmup + reps):
+            queue.finish()
+            start = time.perf_counter()
+            pyclblast.gemm(queue, m, n, k, buf_a, buf_b, buf_c, a_ld=k, b_ld=n, c_ld=n).wait()
+            if i >= warmup:
+                times.append((time.perf_counter() - start) * 1e3)
+    except Exception:  # a CLBlast or driver error: no reference, not a failed bench
+        return None
+    return ReferenceTiming("clblast", statistics.median(times))

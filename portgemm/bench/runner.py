@@ -16,7 +16,7 @@ from ..verify import relative_error, tolerance
 
 RECORD_FIELDS = ("device", "filter_string", "variant", "params", "dtype", "m", "n", "k",
                  "kernel_ms", "wall_ms", "gflops", "reference", "ref_ms", "ref_gflops",
-                 "pct_of_ref", "relerr", "status")
+                 "pct_of_ref", "relerr", "clblast_ms", "pct_of_clblast", "status")
 
 
 @dataclass
@@ -39,6 +39,8 @@ class BenchRecord:
     ref_gflops: float | None = None
     pct_of_ref: float | None = None  # gflops / ref_gflops * 100
     relerr: float | None = None      # ||C - C64|| / ||C64||, Frobenius
+    clblast_ms: float | None = None  # CLBlast on the same device, same run (pyclblast)
+    pct_of_clblast: float | None = None
     status: str = "ok"
     extra: dict[str, Any] = field(default_factory=dict)
 
