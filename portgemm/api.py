@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -59,8 +60,21 @@ def gemm(a, b, *, device: DeviceSpec = None, variant: str = "auto",
         choice = choose(chosen, a.shape[0], b.shape[1], a.shape[1], a.itemsize)
         variant, params = choice.variant, choice.params
     impl = get_variant(variant)
-    resolved = impl.check(params, chosen, a.itemsize)
+    # the type is part of the key: True == 1, but True is refused where 1 is not
+    items = tuple((key, type(value), value) for key, value in (params or {}).items())
+    try:
+        hash(items)
+    except TypeError:  # e.g. a list as a value: checked (and refused) without the memo
+        resolved = impl.check(dict(params), chosen, a.itemsize)
+    else:
+        resolved = _checked(impl, items, chosen, a.itemsize)
     return run_gemm(Queue.for_device(chosen), impl, resolved, a, b, poison=poison)
+
+
+@lru_cache(maxsize=256)
+def _checked(impl, params: tuple, device: Device, itemsize: int) -> dict:
+    """Variant.check, remembered: a warm call repeats the same parameters."""
+    return impl.check({key: value for key, _, value in params}, device, itemsize)
 
 
 def matmul(a, b, *, device: DeviceSpec = None, variant: str = "auto",
