@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -32,8 +33,8 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
     if sources is None:
         sources = [("user", db.user_database_path())] + [("shipped", p) for p in _shipped()]
     # matmul asks on every call: remember answers until a database file changes
-    key = (device, max(m, n, k), itemsize, tuple((label, str(path), _stamp(path))
-                                                 for label, path in sources))
+    key = (device, max(m, n, k), itemsize, _stamps(tuple((label, str(path))
+                                                         for label, path in sources)))
     choice = _memo.get(key)
     if choice is None:
         if len(_memo) > 1024:
@@ -48,6 +49,27 @@ _memo: dict = {}
 @lru_cache(maxsize=1)
 def _shipped() -> tuple[Path, ...]:
     return tuple(db.shipped_database_paths())  # package files: listed once per process
+
+
+STAMP_INTERVAL_S = 1.0
+_last_stamps: dict = {}
+
+
+def _stamps(sources: tuple) -> tuple:
+    """The sources with their files' (mtime, size), read again at most once a second:
+    a stat per call costs more than the rest of a warm matmul on some systems (gVisor).
+    The tuner's own writes land in the user file and are seen within that second."""
+    now = time.monotonic()
+    cached = _last_stamps.get(sources)
+    if cached is None or now - cached[0] > STAMP_INTERVAL_S:
+        cached = _last_stamps[sources] = (now, tuple(
+            (label, path, _stamp(path)) for label, path in sources))
+    return cached[1]
+
+
+def forget_stamps() -> None:
+    """Read the databases' stamps again on the next call (after a write)."""
+    _last_stamps.clear()
 
 
 def _stamp(path) -> tuple[int, int] | None:

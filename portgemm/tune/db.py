@@ -365,4 +365,6 @@ def save_entries(path: str | os.PathLike | None, device: Device, entries: Iterab
     except BaseException:
         os.unlink(tmp)
         raise
+    from .choice import forget_stamps  # this process sees its own write at once
+    forget_stamps()
     return path
