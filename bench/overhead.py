@@ -13,8 +13,8 @@ import pyopencl as cl
 import portgemm
 from portgemm.backends.opencl import build_options
 from portgemm.runtime import Queue
-from portgemm.tune import choose
-from portgemm.variants import get_variant
+from portgemm.auto import choose
+from portgemm.families import get_variant
 
 
 def bare_launch(queue, kernel, a, b, c, global_size, local_size):

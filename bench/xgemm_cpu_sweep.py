@@ -26,8 +26,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import portgemm  # noqa: E402
-from portgemm.variants import get_variant  # noqa: E402
-from portgemm.variants.xgemm import CPU_DEFAULTS, GPU_DEFAULTS, PORTABLE_DEFAULTS  # noqa: E402
+from portgemm.families import get_variant  # noqa: E402
+from portgemm.families.xgemm import CPU_DEFAULTS, GPU_DEFAULTS, PORTABLE_DEFAULTS  # noqa: E402
 from portgemm.verify import reference, relative_error, tolerance  # noqa: E402
 
 

@@ -7,12 +7,13 @@
 """
 
 from .api import gemm, matmul, variants
-from .backends.opencl import GemmResult
+from .caches import clear_caches
 from .errors import (BackendUnavailableError, BuildError, DeviceNotFoundError,
                      ParameterError, PortgemmError)
+from .result import GemmResult
 from .runtime import Device, Event, NDRange, Queue, Range, get_devices, select_device
 
 __version__ = "0.1.0"
 __all__ = ["BackendUnavailableError", "BuildError", "Device", "DeviceNotFoundError", "Event",
            "GemmResult", "NDRange", "ParameterError", "PortgemmError", "Queue", "Range",
-           "gemm", "get_devices", "matmul", "select_device", "variants"]
+           "clear_caches", "gemm", "get_devices", "matmul", "select_device", "variants"]

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import portgemm
-from portgemm.variants import REGISTRY
+from portgemm.families import REGISTRY
 
 from conftest import assert_close
 

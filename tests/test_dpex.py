@@ -15,7 +15,10 @@ import numpy as np
 import pytest
 
 from portgemm.backends import dpex as backend
-from portgemm.backends.opencl import GemmResult
+from portgemm.backends.dpex import devices as dpex_devices
+from portgemm.backends.dpex import run as dpex_run
+from portgemm.backends.dpex import stack as dpex_stack
+from portgemm.result import GemmResult
 from portgemm.errors import BackendUnavailableError, DeviceNotFoundError, ParameterError
 from portgemm.runtime.ndrange import NDRange, Range
 from portgemm.verify import reference, relative_error, tolerance
@@ -34,8 +37,8 @@ def ones(*shape, dtype=np.float32):
 # --- without the stack (runs in every environment) ----------------------------------
 
 def test_missing_stack_raises_naming_the_install_command(monkeypatch):
-    monkeypatch.setattr(backend, "_stack", None)
-    monkeypatch.setattr(backend, "_stack_failure", None)
+    monkeypatch.setattr(dpex_stack, "_stack", None)
+    monkeypatch.setattr(dpex_stack, "_stack_failure", None)
     monkeypatch.setitem(sys.modules, "numba_dpex", None)  # `import numba_dpex` now fails
     with pytest.raises(BackendUnavailableError) as info:
         backend.run_dpex(ones(3, 2), ones(2, 4))
@@ -49,7 +52,7 @@ def test_missing_stack_raises_naming_the_install_command(monkeypatch):
 
 
 def test_wall_time_fallback_is_labelled():
-    kernel_ms, timing, notes = backend._kernel_time(None, False, 1.5)
+    kernel_ms, timing, notes = dpex_run._kernel_time(None, False, 1.5)
     assert (kernel_ms, timing) == (1.5, "wall")
     assert "wall time" in notes[0]
 
@@ -60,8 +63,8 @@ def test_wall_time_fallback_is_labelled():
 def device():
     if importlib.util.find_spec("numba_dpex") is None:
         pytest.skip(f"numba-dpex is not installed ({INSTALL})")
-    assert backend.dpex_available(), backend._stack_failure
-    return backend.describe(backend._sycl_device(DEVICE))
+    assert backend.dpex_available(), dpex_stack._stack_failure
+    return backend.describe(backend.sycl_device(DEVICE))
 
 
 # Shapes with 1s, primes and sizes off every tile and work-group multiple.
@@ -135,7 +138,7 @@ def test_result_reports_device_params_and_event_time(device):
 
 @needs_dpex
 def test_portgemm_ranges_keep_sycl_order(device):
-    stack = backend._load_stack()
+    stack = backend.load_stack()
     converted = backend.to_dpex_range(NDRange((6, 8), (3, 4)))
     assert tuple(converted.global_range) == (6, 8)
     assert tuple(converted.local_range) == (3, 4)
@@ -145,7 +148,7 @@ def test_portgemm_ranges_keep_sycl_order(device):
     def ids(item, out):
         out[item.get_id(0), item.get_id(1)] = item.get_id(0) * 100 + item.get_id(1)
 
-    queue, _ = backend._queue(backend._sycl_device(DEVICE))
+    queue, _ = dpex_devices.queue_for(backend.sycl_device(DEVICE))
     out = stack.dpt.zeros((6, 8), dtype=np.int64, sycl_queue=queue)
     stack.dpex.call_kernel(stack.dpex.kernel(ids), backend.to_dpex_range(Range(6, 8)), out)
     rows, cols = np.indices((6, 8))
@@ -171,10 +174,10 @@ def test_opencl_backend_still_works_in_the_same_process(device):
 
 @needs_dpex
 def test_kernel_source_is_readable_python(device):
-    source = backend.kernel_source("inreg", {"tile_y": 2, "tile_x": 3, "length": 2})
+    source = backend.python_kernel_source("inreg", {"tile_y": 2, "tile_x": 3, "length": 2})
     compile(source, "<test>", "exec")
     assert "acc1_2 += a1_1 * b1_2" in source
-    assert "group_barrier(group)" in backend.kernel_source(
+    assert "group_barrier(group)" in backend.python_kernel_source(
         "local", {"wg_y": 2, "wg_x": 2, "tile_y": 1, "tile_x": 1, "tile_k": 4})
 
 
@@ -208,7 +211,7 @@ def test_mixed_dtypes_raise_type_error(device):
 @needs_dpex
 def test_float64_on_a_device_without_fp64_raises_type_error(device, monkeypatch):
     no_fp64 = dataclasses.replace(device, has_fp64=False)
-    monkeypatch.setattr(backend, "describe", lambda sycl_device: no_fp64)
+    monkeypatch.setattr(dpex_run, "describe", lambda sycl_device: no_fp64)
     with pytest.raises(TypeError, match="no float64 support"):
         backend.run_dpex(ones(2, 2, dtype=np.float64), ones(2, 2, dtype=np.float64),
                          device=DEVICE)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import portgemm
-from portgemm.variants import get_variant
-from portgemm.variants.xgemm import (CPU_DEFAULTS, GPU_DEFAULTS, PORTABLE_DEFAULTS,
+from portgemm.families import get_variant
+from portgemm.families.xgemm import (CPU_DEFAULTS, GPU_DEFAULTS, PORTABLE_DEFAULTS,
                                      local_elements)
 
 from conftest import assert_close

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from portgemm.backends.serial import SERIAL_ALGORITHMS, check_operands
+from portgemm.backends.serial import SERIAL_ALGORITHMS, contiguous_operands
 
 # Sizes with 1 and primes hit every remainder path (unroll-by-4 leftovers,
 # partial tiles, odd halves, Strassen padding).
@@ -119,10 +119,10 @@ def test_registry_lists_each_tunable_parameter_with_its_default():
         assert tunables == params, name
 
 
-def test_check_operands_passes_good_arrays_through_without_copy():
+def test_contiguous_operands_passes_good_arrays_through_without_copy():
     a = np.ones((2, 3), np.float32)
     b = np.ones((3, 4), np.float32)
-    a2, b2 = check_operands(a, b)
+    a2, b2 = contiguous_operands(a, b)
     assert a2 is a and b2 is b
 
 
@@ -134,20 +134,20 @@ def test_check_operands_passes_good_arrays_through_without_copy():
         (np.ones((2, 3)), np.ones((4, 2))),  # inner dimensions differ
     ],
 )
-def test_check_operands_rejects_shapes(a, b):
+def test_contiguous_operands_rejects_shapes(a, b):
     with pytest.raises(ValueError):
-        check_operands(a, b)
+        contiguous_operands(a, b)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float16, np.complex64, np.bool_])
-def test_check_operands_rejects_dtypes(dtype):
+def test_contiguous_operands_rejects_dtypes(dtype):
     with pytest.raises(TypeError, match="float32 and float64"):
-        check_operands(np.ones((2, 2), dtype), np.ones((2, 2), np.float32))
+        contiguous_operands(np.ones((2, 2), dtype), np.ones((2, 2), np.float32))
 
 
-def test_check_operands_rejects_mixed_precision():
+def test_contiguous_operands_rejects_mixed_precision():
     with pytest.raises(TypeError, match="float32 or both float64"):
-        check_operands(np.ones((2, 2), np.float32), np.ones((2, 2), np.float64))
+        contiguous_operands(np.ones((2, 2), np.float32), np.ones((2, 2), np.float64))
 
 
 @pytest.mark.parametrize("name, params", [

@@ -5,8 +5,8 @@ import pytest
 
 import portgemm
 from portgemm.runtime.device import Device
-from portgemm.tune import choose, read_database, shipped_database_paths
-from portgemm.variants import get_variant
+from portgemm.auto import choose, read_database, shipped_database_paths
+from portgemm.families import get_variant
 
 from conftest import assert_close, usable_devices
 

@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from portgemm.backends.threads import (
-    PARTITIONS,
+from portgemm.backends.threads import PARTITIONS, gemm_threads
+from portgemm.parallel import (
     default_num_threads,
-    gemm_threads,
     parallel_for,
     parse_schedule,
     runtime_schedule,

@@ -11,12 +11,13 @@ import pytest
 from portgemm.errors import ParameterError
 from portgemm.runtime.device import Device
 from portgemm.runtime.ndrange import NDRange
-from portgemm.tune import (choose, db, enumerate_space, estimate, parse_size, save,
-                           tolerance, tune)
+from portgemm.auto import database, lookup, shapes
+from portgemm.families import REGISTRY, get_variant
+from portgemm.families.base import LaunchPlan
+from portgemm.families.tiled import Tiled
+from portgemm.tune import (choose, enumerate_space, estimate, known_params, parse_size, save,
+                           save_entries, tolerance, tune)
 from portgemm.tune.__main__ import main as cli_main
-from portgemm.variants import REGISTRY, get_variant
-from portgemm.variants.base import LaunchPlan
-from portgemm.variants.register_tiled import Tiled
 
 TINY = {"tile_y": [1, 2, 4], "tile_x": [1, 2, 4], "wg_y": [4], "wg_x": [8]}
 SIZE = (70, 66, 40)  # not a multiple of any tile: the edges are exercised too
@@ -222,10 +223,10 @@ def test_database_precedence_and_fallbacks(acme_dbs):
     assert (by_type.params["tile_y"], by_type.params["tile_x"]) == (1, 1)
     assert "type device match" in by_type.reason
     nothing = pick(fake_device(vendor="Other Corp", type="cpu"))
-    assert nothing.source == "heuristic" and nothing.reason.startswith("heuristic default")
+    assert nothing.source == "model" and nothing.reason.startswith("heuristic default")
     assert nothing == choose(fake_device(vendor="Other Corp", type="cpu"), 8, 8, 8, sources=[])
     # a float64 GEMM does not take float32 entries
-    assert choose(dev, 1024, 1024, 1024, 8, sources=sources).source == "heuristic"
+    assert choose(dev, 1024, 1024, 1024, 8, sources=sources).source == "model"
 
 
 def test_user_database_overrides_shipped(acme_dbs):
@@ -254,9 +255,9 @@ def test_shape_classes_and_best_variant(tmp_path):
         entry(variant="naive", shape_class="large", gflops=70.0, wg_y=16, wg_x=16),
     ]}])
     sources = [("user", dbfile)]
-    assert db.shape_class(511, 8, 8) == "small"
-    assert db.shape_class(512, 8, 8) == "medium"
-    assert db.shape_class(8, 8, 2048) == "large"
+    assert shapes.shape_class(511, 8, 8) == "small"
+    assert shapes.shape_class(512, 8, 8) == "medium"
+    assert shapes.shape_class(8, 8, 2048) == "large"
     small = choose(dev, 100, 100, 100, sources=sources)
     assert small.params["tile_y"] == 1 and "shape class small" in small.reason
     large = choose(dev, 4096, 64, 64, sources=sources)
@@ -292,7 +293,7 @@ def test_invalid_entries_are_skipped_with_reason(tmp_path):
     only_bad = write_db(tmp_path / "bad.json", [{"match": match, "entries": [
         entry(variant="retired-variant")]}])
     fallback = choose(dev, 1024, 1024, 1024, sources=[("user", only_bad)])
-    assert fallback.source == "heuristic" and "retired-variant" in fallback.reason
+    assert fallback.source == "model" and "retired-variant" in fallback.reason
     # an unreadable database is passed over, the next one still counts
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
@@ -302,19 +303,19 @@ def test_invalid_entries_are_skipped_with_reason(tmp_path):
 
 def test_known_params_for_warm_start(acme_dbs):
     dev, sources, _ = acme_dbs
-    known = db.known_params(dev, "tiled", 4, sources)
+    known = known_params(dev, "tiled", 4, sources)
     assert [(p["tile_y"], p["tile_x"]) for p in known] == [(2, 2), (2, 1), (1, 2), (1, 1)]
-    assert db.known_params(dev, "naive", 4, sources) == []
-    assert db.known_params(dev, "tiled", 8, sources) == []
+    assert known_params(dev, "naive", 4, sources) == []
+    assert known_params(dev, "tiled", 8, sources) == []
 
 
 def test_save_entries_round_trip(tmp_path):
     dev = fake_device()
     path = tmp_path / "sub" / "tuning.json"
-    db.save_entries(path, dev, [entry(tile_y=1, tile_x=1, wg_y=8, wg_x=8)])
-    db.save_entries(path, dev, [entry(tile_y=4, tile_x=1, wg_y=8, wg_x=8),
+    save_entries(path, dev, [entry(tile_y=1, tile_x=1, wg_y=8, wg_x=8)])
+    save_entries(path, dev, [entry(tile_y=4, tile_x=1, wg_y=8, wg_x=8),
                                       entry(shape_class="small")], level="exact")
-    db.save_entries(path, dev, [entry(tile_y=1, tile_x=4, wg_y=8, wg_x=8)],
+    save_entries(path, dev, [entry(tile_y=1, tile_x=4, wg_y=8, wg_x=8)],
                           level="vendor-type")
     data = json.loads(path.read_text())
     assert [len(r["entries"]) for r in data["devices"]] == [2, 1]
@@ -325,12 +326,12 @@ def test_save_entries_round_trip(tmp_path):
 
 
 def test_shipped_databases_are_valid():
-    for path in db.shipped_database_paths():
-        data = db.read_database(path)
+    for path in database.shipped_database_paths():
+        data = database.read_database(path)
         for record in data["devices"]:
-            assert db.match_level(record["match"]) in db.LEVELS
+            assert lookup.match_level(record["match"]) in lookup.LEVELS
             for e in record["entries"]:
-                assert e["shape_class"] in db.SHAPE_CLASSES
+                assert e["shape_class"] in shapes.SHAPE_CLASSES
                 get_variant(e["variant"]).resolve(e["params"])
 
 
@@ -339,7 +340,7 @@ def test_shipped_databases_are_valid():
 def test_saved_result_drives_auto(device, tmp_path, monkeypatch):
     import portgemm
 
-    monkeypatch.setenv(db.ENV_VAR, str(tmp_path / "user.json"))
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(tmp_path / "user.json"))
     result = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, progress=False)
     assert save(result) == tmp_path / "user.json"
     chosen = choose(device, *SIZE)
@@ -352,7 +353,7 @@ def test_saved_result_drives_auto(device, tmp_path, monkeypatch):
 
 
 def test_cli_tunes_saves_and_shows(device, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv(db.ENV_VAR, str(tmp_path / "user.json"))
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(tmp_path / "user.json"))
     target = tmp_path / "shipped-to-be.json"
     code = cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
                      "--only", "tile_y=1,2", "--only", "tile_x=2", "--reps", "1",

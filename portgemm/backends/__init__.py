@@ -1,1 +1,90 @@
-"""Backends run a variant's launch plan: OpenCL here, host (threads, serial) and dpex beside."""
+"""Backends: one small protocol and one registry.
+
+A backend runs GEMM variants on its devices: ``opencl`` (the kernels of ``kernels_cl/``
+through pyopencl, the default), ``host`` (serial references and the OpenMP-style threaded
+GEMM on the host CPU) and ``dpex`` (numba-dpex kernels, an optional extra). ``gemm``, the
+variant listing, the bench and the tuner reach a backend through :func:`get_backend` and
+nothing else, so adding one is a module with a :class:`Backend` object named ``BACKEND``
+and one line in :data:`REGISTRY`.
+
+A call goes ``device = b.device(spec)`` -> ``resolved = b.resolve(device, variant,
+params, shape, dtype)`` (``"auto"`` included; parameters checked here, once) ->
+``b.run(resolved, a, b, poison=...)`` -> :class:`~portgemm.result.GemmResult`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..result import GemmResult
+
+# name -> module holding its BACKEND; imported on first use (host loads numba, dpex its
+# whole SYCL stack: neither should slow down ``import portgemm``).
+REGISTRY: dict[str, str] = {
+    "opencl": "portgemm.backends.opencl",
+    "host": "portgemm.backends.host",
+    "dpex": "portgemm.backends.dpex",
+}
+DEFAULT_BACKEND = "opencl"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A call's variant and checked parameters on a device, and where they came from."""
+
+    device: Any
+    variant: str
+    params: Mapping[str, Any]
+    impl: Any = field(default=None, repr=False)  # the backend's object for the variant
+    source: str = "explicit"  # see portgemm.result.SOURCES
+    reason: str = ""
+
+
+class Backend(Protocol):
+    """What every backend provides."""
+
+    name: str
+
+    def device(self, spec: Any = None) -> Any:
+        """This backend's device for a spec (None: its default); its own devices pass."""
+
+    def devices(self, spec: str | None = None) -> list:
+        """Devices a bench ``--device`` item names ('' its default; None: all of them)."""
+
+    def label(self, device: Any) -> str:
+        """How the bench's device column names ``device``."""
+
+    def variants(self, device: Any = None) -> list[str]:
+        """Variant names usable on ``device`` (every one when None)."""
+
+    def variant(self, name: str) -> Any:
+        """The variant object (``parameter_names``, ``defaults``, ...) of a name."""
+
+    def resolve(self, device: Any, variant: str, params: Mapping[str, Any] | None,
+                shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
+        """Variant ("auto" included) and parameters, checked against the device."""
+
+    def run(self, resolved: Resolved, a, b, *, poison: float | None = None) -> GemmResult:
+        """C = A @ B as resolved; ``poison`` fills C first where the backend can."""
+
+
+_loaded: dict[str, Backend] = {}
+
+
+def get_backend(name: str) -> Backend:
+    """The backend registered under ``name``; ParameterError naming the others if none."""
+    backend = _loaded.get(name)
+    if backend is None:
+        if not isinstance(name, str) or name not in REGISTRY:
+            raise ParameterError(f"unknown backend {name!r}; backends: {', '.join(REGISTRY)}")
+        backend = _loaded[name] = importlib.import_module(REGISTRY[name]).BACKEND
+    return backend
+
+
+def backend_names() -> Sequence[str]:
+    return tuple(REGISTRY)

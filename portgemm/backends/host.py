@@ -12,16 +12,17 @@ from __future__ import annotations
 import platform
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ..caches import memoize
 from ..errors import ParameterError
-from ..operands import check_operands
-from .opencl import GemmResult
+from ..parallel import default_num_threads
+from ..result import GemmResult
+from . import Resolved
 from .serial import SERIAL_ALGORITHMS
-from .threads import PARTITIONS, default_num_threads, gemm_threads
+from .threads import PARTITIONS, gemm_threads
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class HostDevice:
         return f"{self.name} (host, {default_num_threads()} threads)"
 
 
-@lru_cache(maxsize=1)
+@memoize
 def host_device() -> HostDevice:
     name = platform.processor() or platform.machine()
     try:
@@ -57,6 +58,10 @@ class HostVariant:
     function: Callable[..., np.ndarray]
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: Mapping[str, Any] = field(default_factory=dict)  # keywords the name implies
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        return frozenset(self.defaults)
 
     def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         params = dict(params or {})
@@ -87,24 +92,52 @@ def get_host_variant(name: str) -> HostVariant:
         name = DEFAULT_HOST_VARIANT
     try:
         return HOST_VARIANTS[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise ParameterError(f"unknown host variant {name!r}; host variants: "
                              f"{', '.join(HOST_VARIANTS)}") from None
 
 
-def run_host(a, b, *, variant: str = "auto", params: Mapping[str, Any] | None = None,
-             poison: float | None = None) -> GemmResult:
-    """C = A @ B on the host CPU; kernel_ms and wall_ms are both the call's wall time
-    (there is no device, so no transfer separates them). ``poison`` is accepted for a
-    uniform interface: host variants return a freshly computed array."""
-    a, b = check_operands(a, b)
-    impl = get_host_variant(variant)
-    resolved = impl.resolve(params)
-    start = time.perf_counter()
-    c = impl.function(a, b, **impl.fixed, **resolved)
-    ms = (time.perf_counter() - start) * 1e3
-    shown = {k: v for k, v in resolved.items() if v is not None}
-    if impl.function is gemm_threads:
-        shown["num_threads"] = resolved["num_threads"] or default_num_threads()
-    return GemmResult(c, host_device(), impl.name, shown, ms, ms, backend="host")
+class HostBackend:
+    name = "host"
+
+    def device(self, spec: Any = None) -> HostDevice:
+        if spec is not None and spec != "host" and not isinstance(spec, HostDevice):
+            raise ParameterError(f"the host backend runs on the host CPU; got device={spec!r}")
+        return host_device()
+
+    def devices(self, spec: str | None = None) -> list[HostDevice]:
+        return [self.device(spec or None)]
+
+    def label(self, device: HostDevice) -> str:
+        return "host"
+
+    def variants(self, device: Any = None) -> list[str]:
+        return list(HOST_VARIANTS)
+
+    def variant(self, name: str) -> HostVariant:
+        return get_host_variant(name)
+
+    def resolve(self, device: HostDevice, variant: str, params: Mapping[str, Any] | None,
+                shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
+        impl = get_host_variant(variant)
+        source = "model" if variant == "auto" else "explicit"
+        reason = f"the host backend's default, {impl.name}" if variant == "auto" else ""
+        return Resolved(device, impl.name, impl.resolve(params), impl, source, reason)
+
+    def run(self, resolved: Resolved, a, b, *, poison: float | None = None) -> GemmResult:
+        """kernel_ms and wall_ms are both the call's wall time (there is no device, so no
+        transfer separates them). ``poison`` is accepted for a uniform interface: host
+        variants return a freshly computed array."""
+        impl, params = resolved.impl, resolved.params
+        start = time.perf_counter()
+        c = impl.function(a, b, **impl.fixed, **params)
+        ms = (time.perf_counter() - start) * 1e3
+        shown = {k: v for k, v in params.items() if v is not None}
+        if impl.function is gemm_threads:
+            shown["num_threads"] = params["num_threads"] or default_num_threads()
+        return GemmResult(c, resolved.device, impl.name, shown, ms, ms, backend="host",
+                          source=resolved.source, reason=resolved.reason)
+
+
+BACKEND = HostBackend()
 

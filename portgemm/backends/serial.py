@@ -20,11 +20,11 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from ..operands import check_operands as check_matmul_operands
+from ..operands import check_operands
 
 __all__ = [
     "SERIAL_ALGORITHMS",
-    "check_operands",
+    "contiguous_operands",
     "gemm_blocked",
     "gemm_divide_conquer",
     "gemm_ijk",
@@ -37,9 +37,9 @@ __all__ = [
 jit_kernel = njit(nogil=True, fastmath=True, cache=True)
 
 
-def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
+def contiguous_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
     """:func:`portgemm.operands.check_operands`, then C-contiguous (the loops index rows)."""
-    a, b = check_matmul_operands(a, b)
+    a, b = check_operands(a, b)
     return np.ascontiguousarray(a), np.ascontiguousarray(b)
 
 
@@ -133,7 +133,7 @@ def _blocked(a, b, c, block):
 
 def gemm_ijk(a, b) -> np.ndarray:
     """Naive triple loop, i-j-k order (strided walk down the columns of B)."""
-    a, b = check_operands(a, b)
+    a, b = contiguous_operands(a, b)
     c = _result(a, b)
     _ijk(a, b, c)
     return c
@@ -141,7 +141,7 @@ def gemm_ijk(a, b) -> np.ndarray:
 
 def gemm_ikj(a, b) -> np.ndarray:
     """Reordered triple loop, i-k-j order (unit-stride inner loop)."""
-    a, b = check_operands(a, b)
+    a, b = contiguous_operands(a, b)
     c = _result(a, b)
     _ikj_update(a, b, c, 0, a.shape[0], 0, a.shape[1], 0, b.shape[1])
     return c
@@ -149,7 +149,7 @@ def gemm_ikj(a, b) -> np.ndarray:
 
 def gemm_unroll4(a, b) -> np.ndarray:
     """i-k-j order with the k loop unrolled four ways."""
-    a, b = check_operands(a, b)
+    a, b = contiguous_operands(a, b)
     c = _result(a, b)
     _ikj_unroll4(a, b, c)
     return c
@@ -158,7 +158,7 @@ def gemm_unroll4(a, b) -> np.ndarray:
 def gemm_blocked(a, b, block: int = 64) -> np.ndarray:
     """Tiled i-k-j loops with square ``block``-sized tiles in all three dimensions."""
     block = _check_positive("block", block)
-    a, b = check_operands(a, b)
+    a, b = contiguous_operands(a, b)
     c = _result(a, b)
     _blocked(a, b, c, block)
     return c
@@ -173,7 +173,7 @@ def gemm_divide_conquer(a, b, cutoff: int = 64) -> np.ndarray:
     itself is plain Python, which is cheap next to a cutoff-sized leaf.
     """
     cutoff = _check_positive("cutoff", cutoff)
-    a, b = check_operands(a, b)
+    a, b = contiguous_operands(a, b)
     c = _result(a, b)
 
     def solve(i0, i1, k0, k1, j0, j1):
@@ -208,7 +208,7 @@ def gemm_strassen(a, b, cutoff: int = 128) -> np.ndarray:
     plain loops.
     """
     cutoff = _check_positive("cutoff", cutoff)
-    a, b = check_operands(a, b)
+    a, b = contiguous_operands(a, b)
     return _strassen(a, b, cutoff)
 
 

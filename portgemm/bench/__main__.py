@@ -15,7 +15,7 @@ import sys
 import numpy as np
 from tabulate import tabulate
 
-from ..variants import get_variant
+from ..backends import get_backend
 from .references import time_clblast, time_cublas, time_numpy
 from .runner import RECORD_FIELDS, BenchRecord, bench_case, parse_sizes
 from .targets import Target, check_variant_names, parse_targets, variants_for
@@ -68,11 +68,7 @@ def params_for(variant: str, requested: dict, target: Target) -> dict:
     """The requested parameters this variant has (others are ignored for it)."""
     if variant == "auto":
         return {}
-    if target.backend == "host":
-        from ..backends.host import get_host_variant
-        names = get_host_variant(variant).defaults
-    else:
-        names = get_variant(variant).defaults
+    names = get_backend(target.backend).variant(variant).parameter_names
     return {k: v for k, v in requested.items() if k in names}
 
 
@@ -99,8 +95,8 @@ def run(args) -> list[BenchRecord]:
         for target, names in plan:
             # a GPU is compared with the GPU library, a CPU with the host library
             ref = references[-1] if target.device.type == "gpu" else references[0]
-            clblast = (time_clblast(a, b, target.device, args.reps, args.warmup)
-                       if target.backend == "opencl" and not args.no_clblast else None)
+            clblast = (time_clblast(a, b, target.opencl_device, args.reps, args.warmup)
+                       if target.opencl_device is not None and not args.no_clblast else None)
             for variant in names:
                 progress.set_description(f"{variant} {m}x{n}x{k} {target.label}")
                 record = bench_case(target, variant, params_for(variant, requested, target),

@@ -74,7 +74,7 @@ def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
                          str(a.dtype), m, n, k)
 
     def call(poison=None):
-        return gemm(a, b, device=target.spec, variant=variant, params=params,
+        return gemm(a, b, device=target.device, variant=variant, params=params,
                     backend=target.backend, poison=poison)
 
     try:

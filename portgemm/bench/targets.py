@@ -1,9 +1,10 @@
 """What the bench runs on: (backend, device) pairs named on the command line.
 
-``--device`` takes comma-separated items: an OpenCL selector spec (``gpu``,
-``opencl:cpu:1``, ``intel``...), ``host`` (serial and threaded CPU variants), ``dpex`` or
-``dpex:<dpctl filter>`` (numba-dpex kernels), or ``all`` (every OpenCL device, the host,
-and the dpex devices when numba-dpex is installed).
+``--device`` takes comma-separated items. An item that starts with a backend's name
+(``host``, ``dpex``, ``dpex:<dpctl filter>``, ``opencl:gpu:0``) goes to that backend; any
+other item is an OpenCL selector spec (``gpu``, ``intel``, ``cpu:1``...); ``all`` is every
+device of every backend (dpex only when numba-dpex is installed). With no ``--device``,
+the default OpenCL device (``$PORTGEMM_DEVICE`` when set).
 """
 
 from __future__ import annotations
@@ -11,62 +12,44 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..backends import DEFAULT_BACKEND, backend_names, get_backend
 from ..errors import ParameterError
-from ..runtime.selectors import select_devices
-from ..variants import REGISTRY
 
 
 @dataclass(frozen=True)
 class Target:
-    backend: str   # "opencl", "host" or "dpex"
-    device: Any    # a Device, the HostDevice, or a dpex-described Device
+    backend: str   # a registered backend name
+    device: Any    # that backend's device object
     label: str     # the bench's device column: a filter string, "host", "dpex:<filter>"
 
     @property
-    def spec(self) -> Any:
-        """What ``gemm(device=...)`` takes for this target."""
-        return {"opencl": self.device, "host": None,
-                "dpex": self.label.removeprefix("dpex:")}[self.backend]
+    def opencl_device(self):
+        """The OpenCL device this target runs on (for CLBlast beside it), else None."""
+        import pyopencl as cl
+
+        return self.device if isinstance(getattr(self.device, "handle", None), cl.Device) else None
 
     def variant_names(self) -> list[str]:
-        if self.backend == "host":
-            from ..backends.host import HOST_VARIANTS
-            return list(HOST_VARIANTS)
-        if self.backend == "dpex":
-            from ..backends.dpex import VARIANTS
-            return list(VARIANTS)
-        return list(REGISTRY)
+        return get_backend(self.backend).variants()  # all: those that cannot run say why
 
 
-def host_target() -> Target:
-    from ..backends.host import host_device
-    return Target("host", host_device(), "host")
-
-
-def dpex_targets(filter_string: str | None = None) -> list[Target]:
-    from ..backends.dpex import DEFAULT_DEVICE, _sycl_device, describe, dpex_available, \
-        get_sycl_devices
-    if filter_string is None and not dpex_available():
-        return []
-    devices = get_sycl_devices() if filter_string is None else [
-        describe(_sycl_device(filter_string or DEFAULT_DEVICE))]
-    return [Target("dpex", d, f"dpex:{d.filter_string}") for d in devices]
+def _targets(backend: str, spec: str | None) -> list[Target]:
+    chosen = get_backend(backend)
+    return [Target(backend, d, chosen.label(d)) for d in chosen.devices(spec)]
 
 
 def parse_targets(spec: str | None) -> list[Target]:
     if not spec:
-        return [Target("opencl", d, d.filter_string) for d in select_devices("default")]
+        return _targets(DEFAULT_BACKEND, "")
     targets: list[Target] = []
     for item in (part.strip() for part in spec.split(",")):
+        head, _, rest = item.partition(":")
         if item.lower() == "all":
-            found = [Target("opencl", d, d.filter_string) for d in select_devices("all")]
-            found += [host_target()] + dpex_targets()
-        elif item.lower() == "host":
-            found = [host_target()]
-        elif item.lower() == "dpex" or item.lower().startswith("dpex:"):
-            found = dpex_targets(item[5:] or "")
-        else:
-            found = [Target("opencl", d, d.filter_string) for d in select_devices(item)]
+            found = [t for name in backend_names() for t in _targets(name, None)]
+        elif head.lower() in backend_names() and head.lower() != DEFAULT_BACKEND:
+            found = _targets(head.lower(), rest)
+        else:  # OpenCL filter strings begin with "opencl:" themselves
+            found = _targets(DEFAULT_BACKEND, item)
         targets += [t for t in found if t not in targets]
     return targets
 

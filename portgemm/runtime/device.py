@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..caches import cache_dict
 from .drivers import register_drivers
 
 DEVICE_TYPES = ("cpu", "gpu", "accelerator", "custom")
@@ -44,7 +45,7 @@ class Device:
         return self.description
 
 
-_devices: list[Device] | None = None
+_enumerated: dict = cache_dict("portgemm.runtime.device.get_devices")
 
 
 def get_devices(refresh: bool = False) -> list[Device]:
@@ -53,8 +54,8 @@ def get_devices(refresh: bool = False) -> list[Device]:
     Drivers installed by pip or present but unregistered are made visible first
     (see :mod:`portgemm.runtime.drivers`).
     """
-    global _devices
-    if _devices is None or refresh:
+    devices = _enumerated.get("devices")
+    if devices is None or refresh:
         register_drivers()
         import pyopencl as cl
 
@@ -62,8 +63,8 @@ def get_devices(refresh: bool = False) -> list[Device]:
             platforms = cl.get_platforms()
         except cl.LogicError:  # the loader found no platform at all
             platforms = []
-        _devices = _enumerate(platforms)
-    return list(_devices)
+        devices = _enumerated["devices"] = _enumerate(platforms)
+    return list(devices)
 
 
 def _enumerate(platforms) -> list[Device]:

@@ -19,7 +19,6 @@ query of the process, so this must run before anything asks OpenCL for platforms
 
 from __future__ import annotations
 
-import ctypes
 import glob
 import hashlib
 import os
@@ -29,6 +28,8 @@ import tempfile
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+
+from .libraries import find_library, load_library
 
 SYSTEM_VENDORS_DIR = "/etc/OpenCL/vendors"
 
@@ -136,12 +137,12 @@ def _intel_cpu_runtime() -> list[Driver]:
 def _preload_intel_companions(lib_dir: Path, report: DriverReport) -> None:
     search = [lib_dir, Path(sys.prefix) / "lib"]
     for name in INTEL_COMPANION_LIBRARIES:
-        path = next((d / name for d in search if (d / name).is_file()), None)
+        path = find_library(name, search)
         if path is None:
             report.notes.append(f"{name} not found: pip install intel-cmplr-lib-rt")
             continue
         try:
-            ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+            load_library(path)
         except OSError as exc:
             report.notes.append(f"could not load {path}: {exc}")
 

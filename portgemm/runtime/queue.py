@@ -21,7 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..caches import cache_dict
 from ..errors import BuildError
+from . import program_cache
 from .device import Device
 from .ndrange import NDRange
 from .selectors import DeviceSpec, select_device
@@ -62,9 +64,11 @@ class Queue:
 
     Programs are built once per (device, source, options) for the life of the process and
     each kernel object is retrieved once; ``Queue.for_device`` shares one queue per device.
+    A program built in an earlier process is loaded from the disk cache
+    (:mod:`portgemm.runtime.program_cache`) instead of being compiled again.
     """
 
-    _shared: dict = {}
+    _shared: dict = cache_dict("portgemm.runtime.queue.Queue._shared")
     _shared_lock = threading.Lock()
 
     def __init__(self, device: DeviceSpec = None):
@@ -77,12 +81,16 @@ class Queue:
         self._programs: dict = {}
         self._kernels: dict = {}
         self._lock = threading.RLock()
-        self.builds = 0  # programs compiled by this queue; tests prove caching with it
+        self.builds = 0     # programs made by this queue (compiled or loaded from disk)
+        self.compiled = 0   # of those, compiled from source
 
     @classmethod
     def for_device(cls, device: DeviceSpec = None) -> "Queue":
         """The process-wide queue of a device (created on first use)."""
-        chosen = select_device(device)
+        chosen = device if isinstance(device, Device) else select_device(device)
+        queue = cls._shared.get(chosen)  # the warm path: no lock, no selection
+        if queue is not None:
+            return queue
         with cls._shared_lock:
             queue = cls._shared.get(chosen)
             if queue is None:
@@ -91,22 +99,38 @@ class Queue:
 
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""
-        import pyopencl as cl
-
         key = (source, tuple(options))  # a str caches its hash: cheap on every call
         with self._lock:
             program = self._programs.get(key)
             if program is None:
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", cl.CompilerWarning)
-                        program = cl.Program(self.context, source).build(options=list(options))
-                except cl.RuntimeError as exc:
-                    raise BuildError(
-                        f"OpenCL build failed on {self.device.description}",
-                        _build_log(exc, self.device), tuple(options)) from exc
-                self._programs[key] = program
+                program = self._programs[key] = self._build(source, tuple(options))
                 self.builds += 1
+        return program
+
+    def _build(self, source: str, options: tuple[str, ...]):
+        """From the disk cache when it holds this build, else compiled (and then kept)."""
+        import pyopencl as cl
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+            binary = program_cache.load(self.device, source, options)
+            if binary is not None:
+                try:
+                    return cl.Program(self.context, [self.device.handle], [binary]).build(
+                        options=list(options))
+                except cl.Error:  # stale or damaged: compile again below, and replace it
+                    program_cache.forget(self.device, source, options)
+            try:
+                # cache_dir=False: pyopencl's own binary cache stays out; ours is above
+                program = cl.Program(self.context, source).build(options=list(options),
+                                                                  cache_dir=False)
+            except cl.RuntimeError as exc:
+                raise BuildError(f"OpenCL build failed on {self.device.description}",
+                                 _build_log(exc, self.device), tuple(options)) from exc
+        self.compiled += 1
+        binaries = program.get_info(cl.program_info.BINARIES)
+        if binaries:
+            program_cache.store(self.device, source, options, bytes(binaries[0]))
         return program
 
     def kernel(self, source: str, name: str, options: tuple[str, ...] = ()):

@@ -17,15 +17,15 @@ A spec is one of:
 
 from __future__ import annotations
 
-import functools
 import os
 from typing import Callable, Sequence, Union
 
+from ..caches import memoize
 from ..errors import DeviceNotFoundError
 from .device import DEVICE_TYPES, Device, get_devices
 
-BACKENDS = ("opencl",)
-ENV_VAR = "PORTGEMM_DEVICE"
+FILTER_BACKENDS = ("opencl",)  # the backend field of the filter strings this module reads
+DEVICE_ENV_VAR = "PORTGEMM_DEVICE"
 DeviceSpec = Union[None, str, Device, Callable[[Device], float]]
 
 
@@ -41,7 +41,7 @@ def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = No
     if isinstance(spec, Device):
         return spec
     if spec is None:
-        spec = os.environ.get(ENV_VAR) or "default"
+        spec = os.environ.get(DEVICE_ENV_VAR) or "default"
     if devices is None and isinstance(spec, str):
         found = _select_present(spec)  # matmul(device="gpu") asks on every call
         if found is not None:
@@ -54,7 +54,7 @@ def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = No
     return found
 
 
-@functools.lru_cache(maxsize=64)
+@memoize(maxsize=64)
 def _select_present(spec: str) -> Device | None:
     """A string spec resolved against the devices present (they do not change)."""
     return _by_string(spec, get_devices())
@@ -121,7 +121,7 @@ def _parse_filter(parts: list[str]):
     order = ("backend", "type", "index")
     position = 0
     for part in parts:
-        kind = ("backend" if part in BACKENDS else "type" if part in DEVICE_TYPES
+        kind = ("backend" if part in FILTER_BACKENDS else "type" if part in DEVICE_TYPES
                 else "index" if part.isdigit() else "any" if part == "*" else None)
         if kind is None:
             return None

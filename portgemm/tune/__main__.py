@@ -11,13 +11,16 @@ import sys
 import time
 from pathlib import Path
 
+from ..auto import choose
+from ..auto.database import shipped_database_paths, user_database_path
+from ..auto.lookup import LEVELS
 from ..errors import PortgemmError
+from ..families import REGISTRY, get_variant
 from ..runtime.selectors import select_device
-from ..variants import REGISTRY, get_variant
-from .choice import choose
-from .db import (LEVELS, known_params, save_entries, shipped_database_paths,
-                 user_database_path)
-from .tuner import STRATEGIES, parse_size, tune
+from .results import parse_size
+from .save import known_params, save_entries
+from .strategies import STRATEGIES
+from .tuner import tune
 
 
 def default_cache_file() -> Path:
@@ -46,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"variant(s) to tune, comma-separated; registered: {', '.join(REGISTRY)}")
     p.add_argument("--sizes", required=True,
                    help="comma-separated shapes: N (square) or MxNxK, e.g. 256,512x512x128")
-    p.add_argument("--strategy", choices=STRATEGIES, default="exhaustive")
+    p.add_argument("--strategy", choices=list(STRATEGIES), default="exhaustive")
     p.add_argument("--budget", type=float, default=None, metavar="S",
                    help="seconds after which no new candidate is started (shared by all variants)")
     p.add_argument("--max-evals", type=int, default=None, metavar="N",

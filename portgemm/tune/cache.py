@@ -39,7 +39,6 @@ class MeasurementCache:
     def __init__(self, path: str | os.PathLike | None):
         self.path = Path(path) if path is not None else None
         self.records: dict[str, dict] = {}
-        self.skipped_lines = 0
         if self.path is not None and self.path.exists():
             with open(self.path, encoding="utf-8") as f:
                 for line in f:
@@ -50,7 +49,7 @@ class MeasurementCache:
                         record = json.loads(line)
                         self.records[record["key"]] = record
                     except (ValueError, KeyError, TypeError):
-                        self.skipped_lines += 1  # a line cut short by an interrupted run
+                        continue  # a line cut short by an interrupted run
 
     def get(self, key: str) -> dict | None:
         return self.records.get(key)

@@ -35,7 +35,7 @@ from math import ceil
 from typing import Any, Mapping
 
 from ..runtime.device import Device
-from ..variants.base import Variant
+from ..families.base import Variant
 
 # Nominal figures per device type, rough on purpose (they only rank candidates):
 # simd: lanes a work-group should fill (16 = AVX-512 floats; a GPU warp is 32);
@@ -66,10 +66,6 @@ class Estimate:
     register_fit: float      # 1 when the private values fit the budget, less when they spill
     occupancy: float         # fraction of compute-unit slots busy over the waves
     padding: float           # useful elements of C over computed ones
-
-    @property
-    def efficiency(self) -> float:
-        return self.simd_fill * self.register_fit * self.occupancy
 
 
 def estimate(variant: Variant, params: Mapping[str, Any], device: Device,

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
 
 from ..errors import ParameterError
 from ..runtime.device import Device
-from ..variants.base import Restriction, Variant
+from ..families.base import Restriction, Variant
 
 # An extra restriction: a predicate over the resolved parameters, a Restriction, or a
 # Python expression over the parameter names ("tile_x * tile_y <= 64").
@@ -132,7 +132,7 @@ def enumerate_space(variant: Variant, device: Device, itemsize: int = 4,
     position = {name: depth for depth, name in enumerate(names)}
     # (test, message, depth before which it cannot be decided: learnt from the parameter
     # it asked for last time; a guess that only saves work, the leaf checks everything)
-    checks = [(r.test, f"{variant.name}: {r.message}", 0) for r in variant.restrictions]
+    checks = [(r.test, f"{variant.name}: {r.message}", 0) for r in variant.rules]
     checks += [(test, message, 0) for test, message in extra]
     fixed = {k: v for k, v in variant.defaults.items() if k not in chosen}
     sizes_below = [1] * (len(names) + 1)

@@ -2,24 +2,42 @@
 
 A variant never launches anything itself. It checks parameters against a device
 (:meth:`Variant.problems`), and turns a shape plus parameters into a :class:`LaunchPlan`
-(nd-range and -D defines); the backend runs the plan. New variants subclass
+(nd-range and -D defines); a backend runs the plan. New variants subclass
 :class:`Variant`, override what differs, and are added to the registry in
-``portgemm/variants/__init__.py``.
+``portgemm/families/__init__.py``.
+
+One vocabulary across families (:data:`COMMON_PARAMETERS`): ``tile_y x tile_x`` is the
+block of C one work-item computes, ``wg_y x wg_x`` the work-group's shape in work-items,
+``tile_k`` the depth of a K slab staged in local memory, ``vw`` the elements of one
+global load. Families whose kernels use other names (xgemm: MWG, MDIMC, ...) map these
+onto their own in :meth:`Variant.translate`, so ``--tile 8x8`` means an 8 x 8 block of C
+per work-item in every family that has one.
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from math import ceil
 from typing import Any, Callable, Mapping
 
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
+from .sources import kernel_parameters, read_kernel
 
 Params = Mapping[str, Any]
+
+COMMON_PARAMETERS = {
+    "tile_y": "rows of C computed by one work-item",
+    "tile_x": "columns of C computed by one work-item",
+    "wg_y": "work-items of a work-group along M",
+    "wg_x": "work-items of a work-group along N",
+    "tile_k": "depth of one K slab staged in local memory",
+    "vw": "elements per global load (vector width)",
+}
+WORK_GROUP_SPACE = {"wg_y": [1, 2, 4, 8, 16, 32], "wg_x": [4, 8, 16, 32, 64, 128]}
+MAX_PRIVATE_VALUES = 512  # values a work-item keeps in registers past which every device spills
 
 
 @dataclass(frozen=True)
@@ -31,19 +49,24 @@ class LaunchPlan:
     local_mem_bytes: int = 0
 
 
-@lru_cache(maxsize=None)
-def kernel_source(file_name: str) -> str:
-    """The prelude plus one kernel family's OpenCL C source, read once."""
-    folder = resources.files("portgemm") / "kernels_cl"
-    return (folder / "common.h").read_text() + "\n" + (folder / file_name).read_text()
-
-
 @dataclass(frozen=True)
 class Restriction:
     """A predicate a parameter set must satisfy, and the message when it does not."""
 
     test: Callable[[Params], bool]
     message: str
+
+
+def restriction(message: str) -> Callable[[Callable[[Params], bool]], Restriction]:
+    """Decorator form: ``@restriction("tile_x must divide ...")`` over a predicate."""
+    return lambda test: Restriction(test, message)
+
+
+def as_count(value: Any) -> int | None:
+    """``value`` as a Python int when it is an integer (numpy's included, bool excluded)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
 
 
 class Variant:
@@ -56,12 +79,26 @@ class Variant:
     defaults: dict[str, Any] = {}     # used where the caller gives no value
     restrictions: tuple[Restriction, ...] = ()
     flags: tuple[str, ...] = ()        # on/off parameters, the only ones that may be 0
-    backends: tuple[str, ...] = ("opencl",)
 
     # --- parameters ---------------------------------------------------------------
+    def translate(self, params: Params) -> dict[str, Any]:
+        """``params`` with the common vocabulary (:data:`COMMON_PARAMETERS`) turned into
+        this family's own names; the identity for families that use it directly."""
+        return dict(params)
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """Every name ``resolve`` takes: the family's own, and the common ones it maps."""
+        return frozenset(self.defaults)
+
+    def private_values(self, params: Params) -> int:
+        """Values one work-item keeps in registers (accumulators, operands, staged loads)."""
+        tile_y, tile_x = self.elements_per_item(params)
+        return tile_y * tile_x + tile_y + tile_x
+
     def resolve(self, params: Params | None) -> dict[str, Any]:
         """Defaults overlaid with ``params``; unknown names and bad values raise."""
-        params = dict(params or {})
+        params = self.translate(params or {})
         unknown = sorted(set(params) - set(self.defaults))
         if unknown:
             raise ParameterError(
@@ -69,15 +106,24 @@ class Variant:
                 f"parameters are {', '.join(sorted(self.defaults)) or 'none'}")
         resolved = {**self.defaults, **params}
         for key, value in resolved.items():
-            least = 0 if key in self.flags else 1
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            count, least = as_count(value), 0 if key in self.flags else 1
+            if count is None or count < least:
                 kind = "0 or 1" if key in self.flags else "a positive integer"
                 raise ParameterError(
                     f"{self.name}: parameter {key} must be {kind}, got {value!r}")
-        for restriction in self.restrictions:
-            if not restriction.test(resolved):
-                raise ParameterError(f"{self.name}: {restriction.message} (got {resolved})")
+            resolved[key] = count
+        for rule in self.rules:
+            if not rule.test(resolved):
+                raise ParameterError(f"{self.name}: {rule.message} (got {resolved})")
         return resolved
+
+    @property
+    def rules(self) -> tuple[Restriction, ...]:
+        """The family's restrictions plus the register budget every family shares."""
+        return self.restrictions + (Restriction(
+            lambda p: self.private_values(p) <= MAX_PRIVATE_VALUES,
+            f"a work-item's private values (accumulators, operands, staged loads) must "
+            f"stay under {MAX_PRIVATE_VALUES} registers"),)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         """Work-group size (rows, columns), SYCL order."""
@@ -118,22 +164,28 @@ class Variant:
         return 1, 1
 
     def defines(self, params: Params) -> dict[str, Any]:
+        """The kernel's -D parameters for resolved ``params``; each must be one that the
+        kernel file (or its prelude) declares."""
         return {}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         per_y, per_x = self.elements_per_item(params)
         ndrange = NDRange.covering((ceil(m / per_y), ceil(n / per_x)), self.work_group(params))
-        defines = tuple(sorted(self.defines(params).items()))
-        return LaunchPlan(ndrange, defines, self.local_mem_bytes(params, itemsize))
+        return LaunchPlan(ndrange, self.checked_defines(params), self.local_mem_bytes(params, itemsize))
+
+    def checked_defines(self, params: Params) -> tuple[tuple[str, Any], ...]:
+        """:meth:`defines`, sorted, with every name checked against the kernel file."""
+        defines = self.defines(params)
+        undeclared = sorted(set(defines) - set(kernel_parameters(self.source_file, own=False)))
+        if undeclared:
+            raise ParameterError(f"variant {self.name!r} passes -D {', '.join(undeclared)}, "
+                                 f"which kernels_cl/{self.source_file} does not declare")
+        return tuple(sorted(defines.items()))
 
     @property
     def source(self) -> str:
-        return kernel_source(self.source_file)
+        """The kernel file's OpenCL C, includes inlined."""
+        return read_kernel(self.source_file)
 
     def __repr__(self) -> str:
         return f"<variant {self.name}: {self.summary}>"
-
-
-def restriction(message: str) -> Callable[[Callable[[Params], bool]], Restriction]:
-    """Decorator form: ``@restriction("tile_x must divide ...")`` over a predicate."""
-    return lambda test: Restriction(test, message)

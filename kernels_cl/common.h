@@ -1,13 +1,28 @@
-/* portgemm: prelude prepended to every kernel family in this folder.
+/* portgemm: the prelude every kernel family in this folder includes.
  *
  * Every kernel computes C = A * B with C row-major (ldc = N) and the signature
  *   gemm(int M, int N, int K, const REAL *A, int lda, const REAL *B, int ldb,
  *        REAL *C, int ldc)
- * -D REAL=float|double   element type; double also needs -D USE_FP64=1
- * -D A_COLMAJOR=0|1      A is stored column-major (an F-order array or a transposed view)
- * -D B_COLMAJOR=0|1      same for B
  * Indices are int: the host refuses matrices of 2^31 elements or more.
+ * Every -D parameter below and in each family has a default, so any file of this folder
+ * compiles alone (`-I kernels_cl`, no options) with float32, row-major operands.
  */
+#ifndef PORTGEMM_COMMON_H
+#define PORTGEMM_COMMON_H
+
+#ifndef REAL
+#define REAL float      // element type: float, or double (with USE_FP64 = 1)
+#endif
+#ifndef USE_FP64
+#define USE_FP64 0      // 1 enables cl_khr_fp64 for REAL = double
+#endif
+#ifndef A_COLMAJOR
+#define A_COLMAJOR 0    // 1: A is stored column-major (an F-order array or a transposed view)
+#endif
+#ifndef B_COLMAJOR
+#define B_COLMAJOR 0    // 1: B is stored column-major
+#endif
+
 #if USE_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -19,3 +34,5 @@
                   __global const REAL *restrict A, const int lda,          \
                   __global const REAL *restrict B, const int ldb,          \
                   __global REAL *restrict C, const int ldc
+
+#endif

@@ -2,39 +2,36 @@
 
 A work-group of MDIMC x NDIMC work-items computes an MWG x NWG tile of C, staging K slabs
 of KWG in local memory (optionally double-buffered); each work-item keeps an
-(MWG/MDIMC) x (NWG/NDIMC) block of C in registers. The kernel source's header comment
-describes every parameter; :data:`PARAMETERS` repeats it in one line each.
+(MWG/MDIMC) x (NWG/NDIMC) block of C in registers. The kernel declares and documents
+every parameter (its header comment, and one ``#ifndef`` default each): their names,
+one-line descriptions (:data:`PARAMETERS`) and defaults are read from it.
+
+In the common vocabulary (:data:`portgemm.families.base.COMMON_PARAMETERS`) ``wg_y`` /
+``wg_x`` are MDIMC / NDIMC, ``tile_k`` is KWG, ``vw`` is VW, and ``tile_y`` / ``tile_x``
+(the block of C per work-item, MWI / NWI) set MWG = tile_y * MDIMC and NWG = tile_x * NDIMC.
 
 Defaults: a call with no parameters gets the preset of its device's type where it fits
 (:meth:`XGemm.check`): :data:`GPU_DEFAULTS` (NVIDIA-style: 128 x 128 tiles, 16 x 16
 work-items of 8 x 8 each, 128-bit loads, double buffering) on GPUs, :data:`CPU_DEFAULTS`
 (for OpenCL CPU runtimes that vectorise across work-items, Intel's; quick to build) on
 other devices. The class ``defaults`` (what ``resolve(None)`` and partial parameter sets
-start from) are :data:`PORTABLE_DEFAULTS`, CPU-style but small enough for any device.
+start from) are the kernel's own, :data:`PORTABLE_DEFAULTS`: CPU-style but small enough
+for any device (256 work-items, 16 KB of local memory in float32).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..errors import ParameterError
 from .base import Params, Variant, restriction
-from .register_tiled import MAX_PRIVATE_VALUES
+from .sources import kernel_parameters
 
-PARAMETERS = {
-    "MWG": "rows of C per work-group tile",
-    "NWG": "columns of C per work-group tile",
-    "KWG": "depth of one K slab staged in local memory",
-    "MDIMC": "work-items along M (OpenCL dimension 1)",
-    "NDIMC": "work-items along N (OpenCL dimension 0)",
-    "VW": "elements per global load (vloadVW): 1, 2, 4 or 8",
-    "VWM": "a work-item's rows come in runs of VWM, read as one local vector: 1, 2, 4, 8",
-    "VWN": "a work-item's columns come in runs of VWN, read as one local vector: 1, 2, 4, 8",
-    "PAD": "0/1: pad local rows by one run against bank conflicts",
-    "DOUBLE_BUFFER": "0/1: two local buffers, prefetch the next slab, one barrier a slab",
-    "KUNROLL": "unroll factor of the loop over a slab; divides KWG",
-    "WARPN": "32 consecutive work-items take a (32/WARPN) x WARPN patch of C blocks; "
-             "min(NDIMC, 32) = plain order",
-}
+SOURCE_FILE = "xgemm.cl"
+PARAMETERS = {name: p.doc for name, p in kernel_parameters(SOURCE_FILE).items()}
+PORTABLE_DEFAULTS = {name: p.int_default for name, p in kernel_parameters(SOURCE_FILE).items()}
+# the common vocabulary's names that are one xgemm parameter each
+ALIASES = {"wg_y": "MDIMC", "wg_x": "NDIMC", "tile_k": "KWG", "vw": "VW"}
 
 VECTOR_WIDTHS = (1, 2, 4, 8)
 FLAGS = ("PAD", "DOUBLE_BUFFER")  # the parameters that may be 0
@@ -51,11 +48,6 @@ GPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW
 # are costly there); builds in a fraction of a second.
 CPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW": 1,
                 "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4, "WARPN": 32}
-# The class defaults: CPU-friendly like CPU_DEFAULTS but small enough for any OpenCL
-# device: 256 work-items, 16 KB of local memory in float32 (32 KB in float64).
-PORTABLE_DEFAULTS = {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 16, "NDIMC": 16, "VW": 1,
-                     "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4,
-                     "WARPN": 16}
 
 
 def _mwi(p: Params) -> int:
@@ -114,19 +106,6 @@ def _unroll(p: Params) -> bool:
     return p["KWG"] % p["KUNROLL"] == 0
 
 
-@restriction(f"a work-item's accumulators, operands and prefetched loads must stay under "
-             f"{MAX_PRIVATE_VALUES} values")
-def _fits_registers(p: Params) -> bool:
-    return private_values(p) <= MAX_PRIVATE_VALUES
-
-
-def private_values(p: Params) -> int:
-    """Values a work-item keeps in registers: accumulators, operands, staged loads."""
-    mwi, nwi, items = _mwi(p), _nwi(p), p["MDIMC"] * p["NDIMC"]
-    staged = (p["MWG"] + p["NWG"]) * p["KWG"] // items
-    return mwi * nwi + mwi + nwi + staged
-
-
 def local_elements(p: Params, a_colmajor: bool | None = None) -> int:
     """Elements of local memory the kernel declares (the same formula as xgemm.cl).
 
@@ -149,7 +128,7 @@ def local_elements(p: Params, a_colmajor: bool | None = None) -> int:
 
 class XGemm(Variant):
     name = "xgemm"
-    source_file = "xgemm.cl"
+    source_file = SOURCE_FILE
     summary = ("local-memory tiles MWG x NWG x KWG, MWI x NWI registers per work-item, "
                "vector loads, optional double buffering")
     space = {  # about 560 000 combinations, most of them invalid for a given device
@@ -169,7 +148,7 @@ class XGemm(Variant):
     defaults = dict(PORTABLE_DEFAULTS)
     flags = FLAGS
     restrictions = (_widths, _flags, _rows_split, _cols_split, _vectors_fit, _even_loads,
-                    _unroll, _warp_patch, _fits_registers)
+                    _unroll, _warp_patch)
 
     presets = {"gpu": GPU_DEFAULTS, "cpu": CPU_DEFAULTS}
 
@@ -187,6 +166,30 @@ class XGemm(Variant):
                 return preset
         return super().check(params, device, itemsize)
 
+    def translate(self, params: Params) -> dict[str, Any]:
+        """The common vocabulary in xgemm's names (see the module's docstring)."""
+        native = dict(params)
+        for common, own in ALIASES.items():
+            if common in native:
+                _set_once(native, own, native.pop(common), common)
+        for common, own, items in (("tile_y", "MWG", "MDIMC"), ("tile_x", "NWG", "NDIMC")):
+            if common in native:
+                per_item = native.pop(common)
+                if isinstance(per_item, int) and not isinstance(per_item, bool):
+                    per_item *= native.get(items, self.defaults[items])
+                _set_once(native, own, per_item, common)
+        return native
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        return frozenset(self.defaults) | frozenset(ALIASES) | {"tile_y", "tile_x"}
+
+    def private_values(self, params: Params) -> int:
+        """Accumulators, one slab row of operands, and the loads staged for local memory."""
+        mwi, nwi, items = _mwi(params), _nwi(params), params["MDIMC"] * params["NDIMC"]
+        staged = (params["MWG"] + params["NWG"]) * params["KWG"] // items
+        return mwi * nwi + mwi + nwi + staged
+
     def work_group(self, params: Params) -> tuple[int, int]:
         return params["MDIMC"], params["NDIMC"]
 
@@ -198,3 +201,10 @@ class XGemm(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in PARAMETERS}
+
+
+def _set_once(params: dict, name: str, value: Any, alias: str) -> None:
+    if name in params and params[name] != value:
+        raise ParameterError(f"xgemm: {alias} sets {name} to {value!r}, but {name} is also "
+                             f"given as {params[name]!r}")
+    params[name] = value

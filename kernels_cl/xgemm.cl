@@ -60,6 +60,45 @@
  * NDRange: (ceil(M / MWI), ceil(N / NWI)) rounded up to the work-group, i.e. one
  * work-group per MWG x NWG tile.
  */
+#include "common.h"
+
+/* Each parameter's default (the portable configuration: small enough for any device). */
+#ifndef MWG
+#define MWG 64           // rows of C per work-group tile
+#endif
+#ifndef NWG
+#define NWG 64           // columns of C per work-group tile
+#endif
+#ifndef KWG
+#define KWG 32           // depth of one K slab staged in local memory
+#endif
+#ifndef MDIMC
+#define MDIMC 16         // work-items along M (OpenCL dimension 1)
+#endif
+#ifndef NDIMC
+#define NDIMC 16         // work-items along N (OpenCL dimension 0)
+#endif
+#ifndef VW
+#define VW 1             // elements per global load (vloadVW): 1, 2, 4 or 8
+#endif
+#ifndef VWM
+#define VWM 1            // a work-item's rows come in runs of VWM, one local vector each
+#endif
+#ifndef VWN
+#define VWN 1            // a work-item's columns come in runs of VWN, one local vector each
+#endif
+#ifndef PAD
+#define PAD 0            // 0/1: pad local rows by one run against bank conflicts
+#endif
+#ifndef DOUBLE_BUFFER
+#define DOUBLE_BUFFER 0  // 0/1: two local buffers, prefetch the next slab, one barrier a slab
+#endif
+#ifndef KUNROLL
+#define KUNROLL 4        // unroll factor of the loop over a slab; divides KWG
+#endif
+#ifndef WARPN
+#define WARPN 16         // 32 work-items take a (32/WARPN) x WARPN patch of C blocks
+#endif
 
 #define XG_CAT_(a, b) a##b
 #define XG_CAT(a, b) XG_CAT_(a, b)

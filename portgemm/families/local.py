@@ -7,15 +7,7 @@ tile_y x tile_x elements of C from it. Simple and guarded everywhere; ``xgemm`` 
 tunable fast family.
 """
 
-from .base import Params, Variant, restriction
-from .naive import WORK_GROUP_SPACE
-from .register_tiled import MAX_PRIVATE_VALUES
-
-
-@restriction(f"tile_y * tile_x + tile_y + tile_x must stay under {MAX_PRIVATE_VALUES} "
-             f"private values")
-def _fits_registers(p: Params) -> bool:
-    return p["tile_y"] * p["tile_x"] + p["tile_y"] + p["tile_x"] <= MAX_PRIVATE_VALUES
+from .base import WORK_GROUP_SPACE, Params, Variant
 
 
 class Local(Variant):
@@ -26,7 +18,6 @@ class Local(Variant):
     space = {"tile_y": [1, 2, 4, 8], "tile_x": [1, 2, 4, 8], "tile_k": [4, 8, 16, 32, 64],
              **WORK_GROUP_SPACE}
     defaults = {"wg_y": 16, "wg_x": 16, "tile_y": 4, "tile_x": 4, "tile_k": 16}
-    restrictions = (_fits_registers,)
 
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]

@@ -2,12 +2,21 @@
  * registers (variant "tiled"), loading LENGTH values of K at a time into private input
  * registers before the outer products (variant "inreg"; "tiled" is LENGTH = 1).
  *
- * -D TILE_Y   rows of C per work-item, >= 1
- * -D TILE_X   columns of C per work-item, >= 1
- * -D LENGTH   K values held per step in the input registers, >= 1
  * NDRange: (ceil(M / TILE_Y), ceil(N / TILE_X)) rounded up to the work-group.
  * Loads past the edges read 0 and stores past them are skipped: any M, N, K works.
  */
+#include "common.h"
+
+#ifndef TILE_Y
+#define TILE_Y 4    // rows of C per work-item, >= 1
+#endif
+#ifndef TILE_X
+#define TILE_X 4    // columns of C per work-item, >= 1
+#endif
+#ifndef LENGTH
+#define LENGTH 1    // K values held per step in the input registers, >= 1 (tiled: 1)
+#endif
+
 __kernel void gemm(GEMM_ARGS)
 {
     const int row0 = get_global_id(1) * TILE_Y;

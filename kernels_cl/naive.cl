@@ -1,6 +1,8 @@
 /* naive: one work-item per element of C, reading A and B straight from global memory.
  * No parameters beyond the prelude's. NDRange: (M, N) rounded up to the work-group.
  */
+#include "common.h"
+
 __kernel void gemm(GEMM_ARGS)
 {
     const int col = get_global_id(0);

@@ -1,12 +1,17 @@
-"""The GEMM variant registry: ``get_variant(name)``, ``variants(device)``, ``register``."""
+"""The OpenCL GEMM kernel families and the registry of their variants.
+
+``get_variant(name)`` and ``variant_names(device)`` answer from :data:`REGISTRY`;
+``register(variant)`` adds one. The kernels themselves are the files of ``kernels_cl/``
+(:mod:`portgemm.families.sources`).
+"""
 
 from __future__ import annotations
 
 from ..errors import ParameterError
-from .base import LaunchPlan, Restriction, Variant, kernel_source, restriction
+from .base import COMMON_PARAMETERS, LaunchPlan, Restriction, Variant, restriction
 from .local import Local
 from .naive import Naive
-from .register_tiled import InputRegisters, Tiled
+from .tiled import Inreg, Tiled
 from .xgemm import XGemm
 
 REGISTRY: dict[str, Variant] = {}
@@ -21,7 +26,7 @@ def register(variant: Variant) -> Variant:
 def get_variant(name: str) -> Variant:
     try:
         return REGISTRY[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise ParameterError(f"unknown variant {name!r}; registered variants: "
                              f"{', '.join(REGISTRY)}") from None
 
@@ -33,8 +38,8 @@ def variant_names(device=None) -> list[str]:
     return [name for name, v in REGISTRY.items() if not v.problems(v.resolve(None), device)]
 
 
-for _variant in (Naive(), Tiled(), InputRegisters(), Local(), XGemm()):
+for _variant in (Naive(), Tiled(), Inreg(), Local(), XGemm()):
     register(_variant)
 
-__all__ = ["LaunchPlan", "REGISTRY", "Restriction", "Variant", "get_variant", "kernel_source",
-           "register", "restriction", "variant_names"]
+__all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Variant",
+           "get_variant", "register", "restriction", "variant_names"]

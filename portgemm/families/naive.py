@@ -1,8 +1,6 @@
 """naive: one work-item per element of C (the seed reports' first GPU kernel)."""
 
-from .base import Variant
-
-WORK_GROUP_SPACE = {"wg_y": [1, 2, 4, 8, 16, 32], "wg_x": [4, 8, 16, 32, 64, 128]}
+from .base import WORK_GROUP_SPACE, Variant
 
 
 class Naive(Variant):

@@ -6,9 +6,6 @@
  * memory by all work-items together (barrier), then each work-item accumulates its
  * TILE_Y x TILE_X elements of C in registers (barrier before the next copy).
  *
- * -D WG_Y, WG_X      work-group shape (dimension 1 along M, dimension 0 along N), >= 1
- * -D TILE_Y, TILE_X  rows and columns of C per work-item, >= 1
- * -D TILE_K          depth of one K slab, >= 1
  * A work-item owns rows ty + y*WG_Y and columns tx + x*WG_X of the tile (strided), so
  * neighbouring work-items read neighbouring local addresses (no bank conflicts on GPUs,
  * one SIMD row of work-items on CPUs that vectorise across them) and store neighbouring
@@ -19,6 +16,24 @@
  * Edges: loads past M, N or K read 0 and stores past M or N are skipped: any M, N, K works.
  * NDRange: (ceil(M / TILE_Y), ceil(N / TILE_X)) rounded up to the work-group.
  */
+#include "common.h"
+
+#ifndef WG_Y
+#define WG_Y 16     // work-items along M (OpenCL dimension 1), >= 1
+#endif
+#ifndef WG_X
+#define WG_X 16     // work-items along N (OpenCL dimension 0), >= 1
+#endif
+#ifndef TILE_Y
+#define TILE_Y 4    // rows of C per work-item, >= 1
+#endif
+#ifndef TILE_X
+#define TILE_X 4    // columns of C per work-item, >= 1
+#endif
+#ifndef TILE_K
+#define TILE_K 16   // depth of one K slab in local memory, >= 1
+#endif
+
 #define TILE_M (WG_Y * TILE_Y)
 #define TILE_N (WG_X * TILE_X)
 #define WG_SIZE (WG_Y * WG_X)

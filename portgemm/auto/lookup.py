@@ -1,0 +1,146 @@
+"""Which tuning-database entry ``variant="auto"`` takes for a device and shape.
+
+A device record's ``match`` holds exactly the fields of one level, most specific first:
+``exact`` (vendor, name, driver_version), ``name`` (vendor, name), ``vendor-type``
+(vendor, type), ``type`` (type). Fields compare case-insensitively, whitespace
+collapsed. Levels are tried most specific first; within a level the shape's own class
+(:mod:`portgemm.auto.shapes`), then the nearest other classes; among several entries at
+the same level and class the highest measured GFLOPS wins. An entry whose variant is
+gone, whose parameters the variant rejects, or that breaks the device's limits is
+skipped, and the reason noted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..errors import ParameterError
+from ..families import REGISTRY
+from ..runtime.device import Device
+from .database import DTYPES, Entry, records
+from .shapes import class_order, shape_class
+
+LEVELS = ("exact", "name", "vendor-type", "type")
+LEVEL_FIELDS = {"exact": ("vendor", "name", "driver_version"), "name": ("vendor", "name"),
+                "vendor-type": ("vendor", "type"), "type": ("type",)}
+
+
+def normalize(value: Any) -> str:
+    return " ".join(str(value).split()).lower()
+
+
+def device_match(device: Device, level: str) -> dict[str, str]:
+    """The ``match`` fields of ``device`` at one level of LEVELS."""
+    if level not in LEVEL_FIELDS:
+        raise ParameterError(f"unknown database level {level!r}; levels are {', '.join(LEVELS)}")
+    return {f: " ".join(str(getattr(device, f)).split()) for f in LEVEL_FIELDS[level]}
+
+
+def match_level(match: Mapping) -> str | None:
+    """Which level a record's ``match`` fields make it; None when they make none."""
+    fields = tuple(sorted(k for k, v in match.items() if v not in (None, "")))
+    for level, wanted in LEVEL_FIELDS.items():
+        if fields == tuple(sorted(wanted)):
+            return level
+    return None
+
+
+def level_problem(match: Mapping) -> str:
+    fields = sorted(k for k, v in match.items() if v not in (None, ""))
+    return (f"match fields {fields} are not one of the levels "
+            + "; ".join(f"{lv}: {', '.join(fs)}" for lv, fs in LEVEL_FIELDS.items()))
+
+
+def matches(entry: Entry, device: Device, level: str) -> bool:
+    wanted = {f: normalize(v) for f, v in device_match(device, level).items()}
+    return {f: normalize(v) for f, v in entry.match.items()} == wanted
+
+
+def leveled(sources: Sequence[tuple[str, Path]], notes: list[str]) -> list[tuple[str, Entry]]:
+    """(level, entry) for every entry; for one (level, match, variant, shape class,
+    dtype) only the highest-precedence database's entries (within one database all of
+    them: the best valid one is picked later)."""
+    found, seen, mine, current = [], set(), set(), None
+    for label, path, match, good in records(sources, notes):
+        if path != current:
+            seen |= mine
+            mine, current = set(), path
+        level = match_level(match)
+        if level is None:
+            notes.append(f"{label} device record in {path} skipped: {level_problem(match)}")
+            continue
+        for entry in good:
+            key = (level, tuple(sorted((k, normalize(v)) for k, v in match.items())),
+                   entry.variant, entry.entry["shape_class"], entry.entry["dtype"])
+            if key in seen:
+                continue
+            mine.add(key)
+            found.append((level, entry))
+    return found
+
+
+@dataclass(frozen=True)
+class Found:
+    """The entry taken, its checked parameters, and what was passed over on the way."""
+
+    entry: Entry
+    params: dict[str, Any]
+    level: str
+    shape_class: str
+    own_class: str
+    notes: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.entry.match.items())
+        text = (f"tuning database ({self.entry.source}: {self.entry.path}): {self.level} "
+                f"device match [{fields}], variant {self.entry.variant}, shape class "
+                f"{self.shape_class}")
+        if self.shape_class != self.own_class:
+            text += f" (nearest tuned class; none valid for {self.own_class})"
+        gflops, sizes = self.entry.entry.get("gflops"), self.entry.entry.get("sizes")
+        if gflops is not None:
+            text += f", measured {gflops} GFLOPS"
+            if sizes:
+                text += " at " + ", ".join("x".join(map(str, s)) for s in sizes)
+        if self.notes:
+            text += "; passed over: " + "; ".join(self.notes)
+        return text
+
+
+def checked_params(entry: Entry, device: Device, itemsize: int) -> tuple[dict | None, str]:
+    """(parameters checked against the device, '') or (None, why the entry cannot run)."""
+    variant = REGISTRY.get(entry.variant)
+    if variant is None:
+        return None, f"variant {entry.variant!r} is not registered"
+    try:
+        return variant.check(entry.entry["params"], device, itemsize), ""
+    except ParameterError as exc:
+        return None, str(exc)
+
+
+def lookup(device: Device, m: int, n: int, k: int, itemsize: int,
+           sources: Sequence[tuple[str, Path]]) -> tuple[Found | None, list[str]]:
+    """The best usable entry for this device and shape, and notes on what was skipped."""
+    notes: list[str] = []
+    dtype = DTYPES.get(itemsize, f"{itemsize}-byte")
+    found = leveled(sources, notes)
+    own = shape_class(m, n, k)
+    for level in LEVELS:
+        at_level = [e for lv, e in found if lv == level and matches(e, device, level)]
+        for cls in class_order(m, n, k):
+            best = None
+            for entry in at_level:
+                if entry.entry["shape_class"] != cls or entry.entry["dtype"] != dtype:
+                    continue
+                params, problem = checked_params(entry, device, itemsize)
+                if params is None:
+                    notes.append(f"{entry.source} {level} entry {entry.variant}/{cls} "
+                                 f"{dict(entry.entry['params'])}: {problem}")
+                elif best is None or entry.gflops > best[0].gflops:
+                    best = (entry, params)
+            if best is not None:
+                return Found(best[0], best[1], level, cls, own, tuple(notes)), notes
+    return None, notes

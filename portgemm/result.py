@@ -1,0 +1,30 @@
+"""GemmResult: C and how it was made, whichever backend made it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Where a result's variant and parameters came from (GemmResult.source).
+SOURCES = {
+    "explicit": "the caller named the variant",
+    "user": "the user's tuning database",
+    "shipped": "a tuning database shipped with portgemm",
+    "model": "chosen from the device's properties (no database entry)",
+}
+
+
+@dataclass
+class GemmResult:
+    """C and how it was made: the device, the variant and parameters, and its times."""
+
+    c: Any            # numpy.ndarray, or the device array type the operands came in
+    device: Any       # the backend's device: a runtime.Device, the host CPU, a SYCL device
+    variant: str
+    params: dict[str, Any]
+    kernel_ms: float  # device time of the GEMM kernel(s), from profiling events
+    wall_ms: float    # host time of the whole call: uploads, kernel, download
+    backend: str = "opencl"
+    source: str = "explicit"  # one of SOURCES
+    reason: str = ""          # why this variant and these parameters (for "auto")
+    event: Any = field(default=None, repr=False)

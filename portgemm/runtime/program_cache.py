@@ -1,0 +1,88 @@
+"""Built OpenCL programs kept on disk, so a new process does not compile them again.
+
+One file per program, named by a hash of what decides the binary: the device (vendor,
+name, driver version, platform and its version), the whole source and the build
+options. The folder is ``$PORTGEMM_PROGRAM_CACHE`` when that names one (``off``
+disables the cache), else ``programs/`` in portgemm's user cache folder
+(``platformdirs.user_cache_dir("portgemm")``). Files are written atomically; one that
+no longer loads (a driver update the version string missed, a truncated file) is built
+again from source and replaced. ``portgemm.clear_caches(disk=True)`` deletes the folder.
+
+Some drivers keep a cache of their own (PoCL's kcache, NVIDIA's ComputeCache) and
+pyopencl keeps one for the others; with this one every driver is covered the same way,
+in one folder portgemm owns, so pyopencl's is not used for portgemm's programs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+PROGRAM_CACHE_ENV_VAR = "PORTGEMM_PROGRAM_CACHE"
+SUFFIX = ".bin"
+
+
+def cache_folder() -> Path | None:
+    """Where binaries go, or None when the cache is off."""
+    setting = os.environ.get(PROGRAM_CACHE_ENV_VAR, "").strip()
+    if setting.lower() in ("off", "0", "none", "false"):
+        return None
+    if setting:
+        return Path(setting).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("portgemm")) / "programs"
+
+
+def program_key(device, source: str, options: Sequence[str]) -> str:
+    """The file name (without suffix) of one device's build of ``source`` with ``options``."""
+    digest = hashlib.sha256()
+    for part in (device.vendor, device.name, device.driver_version, device.platform,
+                 device.platform_version, device.opencl_version, source, *options):
+        digest.update(str(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:40]
+
+
+def load(device, source: str, options: Sequence[str]) -> bytes | None:
+    folder = cache_folder()
+    if folder is None:
+        return None
+    try:
+        return (folder / (program_key(device, source, options) + SUFFIX)).read_bytes()
+    except OSError:
+        return None
+
+
+def store(device, source: str, options: Sequence[str], binary: bytes) -> None:
+    """Keep ``binary``; a folder that cannot be written only means no disk cache."""
+    folder = cache_folder()
+    if folder is None or not binary:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".program-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(binary)
+        os.replace(tmp, folder / (program_key(device, source, options) + SUFFIX))
+    except OSError:
+        pass
+
+
+def forget(device, source: str, options: Sequence[str]) -> None:
+    folder = cache_folder()
+    if folder is not None:
+        try:
+            (folder / (program_key(device, source, options) + SUFFIX)).unlink()
+        except OSError:
+            pass
+
+
+def clear_disk_cache() -> None:
+    folder = cache_folder()
+    if folder is not None and folder.is_dir():
+        shutil.rmtree(folder, ignore_errors=True)

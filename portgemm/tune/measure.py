@@ -1,0 +1,64 @@
+"""Measuring one candidate on one shape: verified against float64, timed by events."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Mapping
+
+import numpy as np
+
+from ..backends import Resolved, get_backend
+from ..errors import BuildError
+from ..families.base import Variant
+from ..runtime.queue import Queue
+from ..verify import reference, relative_error, tolerance
+from .results import Record, Size
+
+
+class Workload:
+    """Operands and the float64 reference of one shape, made once per tuning run."""
+
+    def __init__(self, size: Size, dtype, seed: int):
+        m, n, k = size
+        rng = np.random.default_rng([seed, m, n, k])
+        self.size = size
+        self.a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+        self.b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+        self.ref = reference(self.a, self.b)
+        self.tol = tolerance(dtype, k)
+        self.flops = 2.0 * m * n * k
+
+    def relerr(self, c: np.ndarray) -> float:
+        """portgemm.verify's relative error; inf when C holds NaN (unwritten elements)."""
+        error = relative_error(c, self.ref)
+        return error if math.isfinite(error) else math.inf
+
+
+def measure(queue: Queue, variant: Variant, params: Mapping, work: Workload,
+            reps: int, warmup: int) -> Record:
+    """Run ``reps`` timed (after ``warmup`` untimed) calls on a poisoned C, each checked;
+    a build failure, a runtime error or a wrong result ends it with that status."""
+    backend, call = get_backend("opencl"), Resolved(queue.device, variant.name, params, variant)
+    times, worst = [], 0.0
+    for run in range(max(warmup, 0) + max(reps, 1)):
+        try:
+            result = backend.run(call, work.a, work.b, poison=float("nan"), queue=queue)
+        except BuildError as exc:
+            return Record(params, work.size, "failed", message=f"BuildError: {exc}")
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # an OpenCL runtime error: out of resources, ...
+            return Record(params, work.size, "failed", message=f"{type(exc).__name__}: {exc}")
+        error = work.relerr(result.c)
+        worst = max(worst, error)
+        if math.isinf(error) or not error <= work.tol:
+            return Record(params, work.size, "wrong", relerr=error,
+                          message=f"relative error {error:.3g} above tolerance {work.tol:.3g}"
+                          + (" (NaN: elements left unwritten)" if math.isinf(error) else ""))
+        if run >= warmup:
+            times.append(result.kernel_ms)
+    median = statistics.median(times)
+    return Record(params, work.size, "ok", kernel_ms=median,
+                  gflops=work.flops / (median * 1e6) if median > 0 else math.inf,
+                  relerr=worst, times_ms=times)

@@ -1,0 +1,139 @@
+"""Writing the tuning database, and reading back what it holds for a warm start.
+
+A save is a read-modify-write of one JSON file, done under an exclusive lock on a
+``<file>.lock`` beside it so that concurrent savers (two tuning processes) never lose
+each other's entries, and finished by an atomic rename so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Sequence
+
+from ..auto.database import (DTYPES, FORMAT, VERSION, default_sources, forget_stamps, read_database, records, user_database_path)
+from ..auto.lookup import LEVELS, device_match, match_level, normalize
+from ..auto.shapes import SHAPE_CLASSES
+from ..runtime.device import Device
+from .results import TuneResult
+
+
+def save(result: TuneResult, database=None, level: str = "exact"):
+    """Write ``result``'s best candidate per shape class into a tuning database (the
+    user's when ``database`` is None) under the device's record at ``level``; returns
+    the path written, or None when no candidate was verified."""
+    entries = result.database_entries()
+    if not entries:
+        return None
+    return save_entries(database, result.device, entries, level)
+
+
+def save_entries(path: str | os.PathLike | None, device: Device, entries: Iterable[Mapping],
+                 level: str = "exact", description: str | None = None) -> Path:
+    """Write ``entries`` under ``device``'s record at ``level`` into the database at
+    ``path`` (the user database when None), replacing entries of the same variant,
+    shape class and dtype."""
+    path = Path(path) if path is not None else user_database_path()
+    match = device_match(device, level)
+    wanted = {f: normalize(v) for f, v in match.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        data = json.loads(json.dumps(read_database(path, fresh=True)))  # a private copy
+        record = next((r for r in data["devices"] if isinstance(r, dict) and {
+            f: normalize(v) for f, v in dict(r.get("match", {})).items()} == wanted), None)
+        if record is None:
+            record = {"match": match, "entries": []}
+            data["devices"].append(record)
+        record["description"] = description or f"{device.name} [{device.platform}] ({device.type})"
+        for entry in entries:
+            entry = dict(entry)
+            key = (entry["variant"], entry["shape_class"], entry["dtype"])
+            record["entries"] = [e for e in record["entries"]
+                                 if (e.get("variant"), e.get("shape_class"), e.get("dtype")) != key]
+            record["entries"].append(entry)
+        record["entries"].sort(key=lambda e: (SHAPE_CLASSES.index(e["shape_class"])
+                                              if e.get("shape_class") in SHAPE_CLASSES else 9,
+                                              e.get("dtype", ""), e.get("variant", "")))
+        _write_atomically(path, format_database(data))
+    forget_stamps()  # this process sees its own write at once
+    return path
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``<path>.lock`` for the block (POSIX flock; where
+    there is none, no lock)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".tuning-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def format_database(data: Mapping) -> str:
+    """JSON text of a database with one line per entry (readable, and small diffs)."""
+    lines = ["{", f' "format": {json.dumps(data.get("format", FORMAT))},',
+             f' "version": {json.dumps(data.get("version", VERSION))},', ' "devices": [']
+    devices = list(data.get("devices", []))
+    for i, record in enumerate(devices):
+        extra = {k: v for k, v in record.items() if k not in ("match", "description", "entries")}
+        lines.append("  {")
+        lines.append(f'   "match": {json.dumps(record.get("match", {}))},')
+        if "description" in record:
+            lines.append(f'   "description": {json.dumps(record["description"])},')
+        for key, value in extra.items():
+            lines.append(f"   {json.dumps(key)}: {json.dumps(value)},")
+        entries = list(record.get("entries", []))
+        lines.append('   "entries": [')
+        lines.extend(f"    {json.dumps(e)}" + ("," if j < len(entries) - 1 else "")
+                     for j, e in enumerate(entries))
+        lines.append("   ]")
+        lines.append("  }" + ("," if i < len(devices) - 1 else ""))
+    lines.extend([" ]", "}"])
+    return "\n".join(lines) + "\n"
+
+
+def known_params(device: Device, variant: str, itemsize: int = 4,
+                 sources: Sequence[tuple[str, Path]] | None = None) -> list[dict]:
+    """Parameters the databases hold for ``variant`` on this device (any level, any
+    shape class, this dtype): most specific level first, then highest GFLOPS. The tuner's
+    command line measures these first (a warm start)."""
+    sources = default_sources() if sources is None else [(lb, Path(p)) for lb, p in sources]
+    dtype = DTYPES.get(itemsize, f"{itemsize}-byte")
+    found = []
+    for _, _, match, good in records(sources, []):
+        level = match_level(match)
+        if level is None:
+            continue
+        wanted = {f: normalize(v) for f, v in device_match(device, level).items()}
+        if {f: normalize(v) for f, v in match.items()} != wanted:
+            continue
+        for entry in good:
+            if entry.variant == variant and entry.entry["dtype"] == dtype:
+                found.append((LEVELS.index(level), -entry.gflops, dict(entry.entry["params"])))
+    found.sort(key=lambda item: item[:2])
+    unique = []
+    for _, _, params in found:
+        if params not in unique:
+            unique.append(params)
+    return unique
