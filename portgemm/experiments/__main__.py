@@ -1,0 +1,75 @@
+"""python -m portgemm.experiments list | run NAME[,NAME]|all|device|host [options]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import ParameterError
+from .registry import GROUPS, experiments, select
+from .runner import PLOT_HINT, run_experiment
+from .spec import MODES
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m portgemm.experiments",
+                                description="Rerun the seed reports' experiments: a table, "
+                                            "a plot and the report's numbers beside ours.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="one experiment a line: its name, then what it sweeps")
+    run = sub.add_parser("run", help="run experiments and write NAME.json, NAME.md, NAME.png")
+    run.add_argument("name", help="an experiment's name, several comma-separated, or "
+                                  + ", ".join(f"'{g}' ({w})" for g, w in GROUPS.items()))
+    run.add_argument("--device", default=None,
+                     help="where device kernels run: an OpenCL selector ('gpu', "
+                          "'opencl:cpu:1', ...; default: the default device). Host "
+                          "experiments run on the host whatever it says")
+    run.add_argument("--quick", action="store_true",
+                     help="smaller sizes and a 10 s point budget: at most ~2 minutes an "
+                          "experiment on a 2-core CPU")
+    run.add_argument("--out", default="experiment-results", help="output folder")
+    run.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                     help="skip points predicted to take longer than this "
+                          "(default: 60, with --quick 10)")
+    run.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                     help="after this long, skip an experiment's remaining points (marked "
+                          "as such; default: none, with --quick 110)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    # the tests' tiny sizes; not for users
+    run.add_argument("--mode", choices=list(MODES), default=None, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.command == "list":
+        known = experiments()
+        width = max(map(len, known))
+        for name, experiment in known.items():
+            print(f"{name:<{width}}  {experiment.summary}  [{experiment.source}]")
+        return 0
+    mode = args.mode or ("quick" if args.quick else "full")
+    try:
+        chosen = select(args.name, MODES[mode])
+    except ParameterError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    wrong = False
+    plotless = False
+    for experiment in chosen:
+        outcome = run_experiment(experiment, device=args.device, mode=mode, out=args.out,
+                                 budget_s=args.budget, time_limit_s=args.time_limit,
+                                 progress=not args.no_progress)
+        counts = {s: sum(r.status == s for r in outcome.records)
+                  for s in ("ok", "WRONG", "skipped", "failed")}
+        print(f"{experiment.name}: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+              + " -> " + ", ".join(str(f) for f in outcome.files))
+        wrong |= bool(outcome.wrong)
+        plotless |= not outcome.plotted
+    if plotless:
+        print(f"no plots written: {PLOT_HINT}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

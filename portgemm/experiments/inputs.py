@@ -1,0 +1,55 @@
+"""The operands each report multiplied, and their float64 products (the check).
+
+"uniform": independent values in [0, 1), as the oneAPI report drew them (rand() /
+RAND_MAX); the other reports do not say, so they get the same. "004": the CUDA lab's
+closed forms, a_ij = (i - 0.1 j + 1) / (i + j + 1) and
+b_ij = (j - 0.2 i + 1)(i + j + 1) / (i^2 + j^2 + 1), with i, j counted from 0.
+
+Operands and references are remembered for the last size or two only (at the reports'
+largest size, 16384, one float64 reference is 2 GiB); portgemm.clear_caches() drops them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..caches import memoize
+from ..verify import reference as float64_product
+
+SEED = 2026  # the same operands in every run, so reruns compare like with like
+
+
+def _uniform(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(SEED)
+    return (rng.random((m, k), dtype=np.float32), rng.random((k, n), dtype=np.float32))
+
+
+def _lab004(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def grid(rows, cols):
+        i = np.arange(rows, dtype=np.float64)[:, None]
+        j = np.arange(cols, dtype=np.float64)[None, :]
+        return i, j
+
+    i, j = grid(m, k)
+    a = (i - 0.1 * j + 1) / (i + j + 1)
+    i, j = grid(k, n)
+    b = (j - 0.2 * i + 1) * (i + j + 1) / (i * i + j * j + 1)
+    return a.astype(np.float32), b.astype(np.float32)
+
+
+GENERATORS = {"uniform": _uniform, "004": _lab004}
+
+
+@memoize(maxsize=2)
+def operands(kind: str, size: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(A, B) in float32 for a point of size (M, N, K)."""
+    m, n, k = size
+    # Shared by every point of the size; left writable, since numba compiles a separate
+    # (uncached) specialisation for read-only arrays, which the first timed call would pay.
+    return GENERATORS[kind](m, n, k)
+
+
+@memoize(maxsize=1)
+def reference(kind: str, size: tuple[int, int, int]) -> np.ndarray:
+    """A @ B in float64, computed once per size and shared by every point of that size."""
+    return float64_product(*operands(kind, size))

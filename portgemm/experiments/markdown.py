@@ -1,0 +1,59 @@
+"""NAME.md: what was run and how the report was read, the command, the table with the
+report's numbers beside ours, the skip rule, and the plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import budget
+from .record import Record
+from .spec import Experiment
+from .table import markdown_table
+
+TIMING_WORDS = {
+    "kernel": "kernel ms: the OpenCL event time of the GEMM kernel, median",
+    "wall": "wall ms: the whole call, uploads, kernel and download included, median",
+}
+
+
+def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list[Record],
+                   png: str | None, plot_hint: str) -> None:
+    counts = {s: sum(r.status == s for r in records) for s in ("ok", "WRONG", "skipped", "failed")}
+    lines = [
+        f"# {experiment.name}",
+        "",
+        f"{experiment.summary} ({experiment.source}).",
+        "",
+        "```bash",
+        meta["command"],
+        "```",
+        "",
+        f"- device: {meta['device'] or '(host only)'}; host: {meta['host']} "
+        f"({meta['cpu_count']} CPUs; 1-minute load average {meta['load_average'][0]} at the "
+        f"start, {meta['load_average'][1]} at the end)",
+        f"- mode: {meta['mode']}, {meta['point_budget_s']:g} s budget per point"
+        + (f", {meta['time_limit_s']:g} s time limit" if meta.get("time_limit_s") else "")
+        + "; "
+        f"started {meta['started']}, took {meta['elapsed_s']:g} s",
+        f"- points: {len(records)} — " + ", ".join(f"{n} {s}" for s, n in counts.items() if n),
+        f"- {TIMING_WORDS[experiment.timed]}"
+        + ("; host code: the call's wall time" if any(r.place == "host" for r in records)
+           and experiment.timed == "kernel" else "") + "; GFLOPS from that time",
+        "- every point is checked against float64 (relative Frobenius error); a wrong one "
+        "is marked **WRONG** here and with a red cross in the plot",
+        "",
+        "## How the report was read",
+        "",
+        experiment.reading.strip(),
+        "",
+    ]
+    if experiment.report_says:
+        lines += ["## What the report found", "", experiment.report_says.strip(), ""]
+    lines += ["## Results", "", markdown_table(experiment, records), ""]
+    if meta.get("OPENBLAS_CORETYPE") and "numpy" in {r.backend for r in records}:
+        lines += [f"Note: OPENBLAS_CORETYPE={meta['OPENBLAS_CORETYPE']} was set; it can slow "
+                  "numpy's BLAS (run with `env -u OPENBLAS_CORETYPE`).", ""]
+    lines += ["## Plot", ""]
+    lines += [f"![{experiment.name}]({png})" if png else f"No plot written: {plot_hint}.", ""]
+    lines += ["## When a point is skipped", "", budget.RULE, ""]
+    path.write_text("\n".join(lines))

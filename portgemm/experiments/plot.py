@@ -1,0 +1,200 @@
+"""NAME.png: the figure a reader of the report expects (curves over a sweep, grouped bars
+for a ladder), with the report's numbers drawn beside ours, wrong points marked with a
+red cross and skipped ones shown at the foot of the axes with their reason below.
+
+matplotlib is optional (``pip install "portgemm[plot]"``): without it :func:`draw`
+returns None and the table and JSON are still written.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from .record import Record
+from .spec import Experiment
+
+SKIP_COLOR = "0.55"
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")  # files only; never a window
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _ordered(values):
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def _y(record: Record, metric: str):
+    return record.pct_of_vendor if metric == "pct_of_vendor" else record.time_ms
+
+
+def _ylabel(experiment: Experiment, records: list[Record]) -> str:
+    if experiment.plot.y == "pct_of_vendor":
+        vendor = next((r.vendor for r in records if r.vendor), "vendor")
+        return f"% of {vendor} (same run)"
+    return f"time (ms, {experiment.timed})"
+
+
+class _Marks:
+    """Counts what was marked, so callers (and tests) can see that it was."""
+
+    def __init__(self):
+        self.wrong = 0
+        self.skipped = 0
+        self.notes: list[str] = []
+
+    def skip(self, ax, x, record: Record):
+        self.skipped += 1
+        ax.plot([x], [0.03], marker="x", color=SKIP_COLOR, transform=ax.get_xaxis_transform(),
+                clip_on=False, linestyle="none")
+        ax.annotate(record.status, (x, 0.06), xycoords=ax.get_xaxis_transform(),
+                    rotation=90, fontsize=7, color=SKIP_COLOR, ha="center", va="bottom")
+        self.notes.append(f"{record.series} @ {record.x}: {record.status}: {record.reason}")
+
+    def wrong_point(self, ax, x, y, record: Record):
+        self.wrong += 1
+        ax.plot([x], [y], marker="X", markersize=12, color="red", linestyle="none", zorder=5)
+        ax.annotate("WRONG", (x, y), textcoords="offset points", xytext=(4, 6),
+                    color="red", fontsize=8, fontweight="bold")
+        self.notes.append(f"{record.series} @ {record.x}: WRONG ({record.reason})")
+
+
+def _positions(records: list[Record]):
+    """x positions: the values themselves when numeric, else their order."""
+    xs = _ordered(r.x for r in records)
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs)
+    return (lambda x: x) if numeric else (lambda x: xs.index(x)), numeric, xs
+
+
+def _draw_lines(ax, experiment: Experiment, records: list[Record], colors, marks: _Marks):
+    spec = experiment.plot
+    where, numeric, xs = _positions([r for r in records if r.series not in spec.reference_lines])
+    for series in _ordered(r.series for r in records):
+        rows = [r for r in records if r.series == series]
+        color = colors[series]
+        if series in spec.reference_lines:
+            for r in rows:
+                if r.shown:
+                    ax.axhline(_y(r, spec.y), color=color, linestyle=":", label=series)
+                elif r.status != "ok":
+                    marks.notes.append(f"{series}: {r.status}: {r.reason}")
+            continue
+        drawn = [r for r in rows if r.shown and _y(r, spec.y) is not None]
+        ax.plot([where(r.x) for r in drawn], [_y(r, spec.y) for r in drawn], marker="o",
+                color=color, label=series)
+        seeds = [r for r in rows if r.seed is not None]
+        if seeds:
+            ax.plot([where(r.x) for r in seeds], [r.seed for r in seeds], marker="o",
+                    markerfacecolor="none", linestyle="--", color=color, alpha=0.7,
+                    label=f"{series} (report)")
+        for r in rows:
+            if r.status == "WRONG" and _y(r, spec.y) is not None:
+                marks.wrong_point(ax, where(r.x), _y(r, spec.y), r)
+            elif not r.shown:
+                marks.skip(ax, where(r.x), r)
+    if numeric:
+        if spec.logx:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([str(x) for x in xs], rotation=45 if len(xs) > 8 else 0)
+    else:
+        ax.set_xticks(range(len(xs)))
+        ax.set_xticklabels([str(x) for x in xs], rotation=30, ha="right")
+
+
+def _draw_bars(ax, experiment: Experiment, records: list[Record], colors, marks: _Marks):
+    spec = experiment.plot
+    groups = _ordered(r.x for r in records)
+    series_all = _ordered(r.series for r in records)
+    seed_labelled = False
+    for g, group in enumerate(groups):
+        members = [s for s in series_all if any(r.x == group and r.series == s for r in records)]
+        width = 0.8 / max(len(members), 1)
+        for i, series in enumerate(members):
+            r = next(r for r in records if r.x == group and r.series == series)
+            x = g - 0.4 + width * (i + 0.5)
+            y = _y(r, spec.y)
+            if r.shown and y is not None:
+                wrong = r.status == "WRONG"
+                ax.bar(x, y, width * 0.95, color="white" if wrong else colors[series],
+                       edgecolor="red" if wrong else colors[series],
+                       hatch="xx" if wrong else None, label=series)
+                if wrong:
+                    marks.wrong_point(ax, x, y, r)
+            else:  # no bar (a log axis has no zero); the mark and the note say why
+                marks.skip(ax, x, r)
+            if r.seed is not None:
+                ax.plot([x], [r.seed], marker="D", color="black", linestyle="none",
+                        markersize=5, label=None if seed_labelled else "report", zorder=6)
+                seed_labelled = True
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([str(g) for g in groups], rotation=20 if len(groups) > 4 else 0,
+                       ha="right" if len(groups) > 4 else "center")
+    if spec.y == "pct_of_vendor":
+        ax.axhline(100, color="0.3", linewidth=0.8, linestyle="--")
+
+
+def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) -> dict | None:
+    """Write the plot; {"wrong": n, "skipped": n} as marked, or None without matplotlib."""
+    plt = _pyplot()
+    if plt is None:
+        return None
+    panels = _ordered(r.panel for r in records)
+    series = _ordered(r.series for r in records)
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = {s: cycle[i % len(cycle)] for i, s in enumerate(series)}
+    columns = 2 if len(panels) == 4 else min(len(panels), 3)
+    rows_of_panels = -(-len(panels) // columns)
+    width = max(6.5, 4.8 * columns)
+    fig, grid = plt.subplots(rows_of_panels, columns, figsize=(width, 1.0 + 4.2 * rows_of_panels),
+                             sharey=True, squeeze=False)
+    axes = list(grid.flat)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    marks = _Marks()
+    spec = experiment.plot
+    for ax, panel in zip(axes, panels):
+        rows = [r for r in records if r.panel == panel]
+        (_draw_bars if spec.kind == "bars" else _draw_lines)(ax, experiment, rows, colors, marks)
+        if panel:
+            ax.set_title(panel, fontsize=10)
+        ax.set_xlabel(spec.xlabel)
+        if spec.logy and any(_y(r, spec.y) for r in rows if r.shown):
+            ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.3)
+    for row in grid:
+        row[0].set_ylabel(_ylabel(experiment, records))
+    handles, labels = {}, []
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = h
+                labels.append(label)
+    axes[len(panels) - 1].legend([handles[label] for label in labels], labels, fontsize=7,
+                       loc="best", framealpha=0.8)
+    device = meta.get("device") or meta.get("host", "")
+    fig.suptitle(f"{experiment.name} — {device} ({meta.get('mode')})", fontsize=10)
+    notes = _ordered(marks.notes)
+    if notes:
+        shown = notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"] if len(notes) > 6 else [])
+        # about 17 characters an inch at this font size
+        text = "\n".join(textwrap.shorten(n, int(width * 17)) for n in shown)
+        fig.text(0.01, 0.005, text, fontsize=6.5, color="0.3", va="bottom", ha="left")
+    # room at the foot for the notes, at the top for the title
+    foot = 0.13 * len(notes[:7]) / fig.get_figheight()
+    fig.tight_layout(rect=(0, foot, 1, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return {"wrong": marks.wrong, "skipped": marks.skipped}

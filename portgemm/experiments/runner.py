@@ -1,0 +1,163 @@
+"""Running one experiment: its points in order, under the budget rule, with a progress
+bar, then NAME.json, NAME.md and NAME.png in the output folder."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import inputs, plot
+from .budget import SMALL_FLOPS, Budget, config_key, memory_problem
+from .markdown import write_markdown
+from .measure import Places, measure, probe, warm_up
+from .record import SKIPPED, Record, write_json
+from .spec import MODES, Experiment, Point
+
+PLOT_HINT = 'plots need matplotlib: pip install "portgemm[plot]"'
+
+
+@dataclass
+class Outcome:
+    experiment: Experiment
+    records: list[Record]
+    files: list[Path]
+    plot_marks: dict | None  # what the plot marked ({"wrong": n, "skipped": n}); None: no plot
+
+    @property
+    def plotted(self) -> bool:
+        return self.plot_marks is not None
+
+    @property
+    def wrong(self) -> list[Record]:
+        return [r for r in self.records if r.status == "WRONG"]
+
+
+def command_line(name: str, device: str | None, mode: str, out: Path,
+                 budget_s: float | None, time_limit_s: float | None = None) -> str:
+    """The command that reruns this one experiment as it was run."""
+    parts = ["python -m portgemm.experiments run", name]
+    if device:
+        parts.append(f"--device {device}")
+    if mode == "quick":
+        parts.append("--quick")
+    elif mode != "full":
+        parts.append(f"--mode {mode}")
+    if budget_s is not None:
+        parts.append(f"--budget {budget_s:g}")
+    if time_limit_s is not None:
+        parts.append(f"--time-limit {time_limit_s:g}")
+    parts.append(f"--out {out}")
+    return " ".join(parts)
+
+
+def run_point(experiment: Experiment, point: Point, places: Places, budget: Budget,
+              warmed: set) -> Record:
+    device_name, backend = places.describe(point)
+    record = Record.for_point(experiment, point, device=device_name, backend=backend)
+    if point.unavailable:
+        return record.mark(SKIPPED, point.unavailable)
+    target_device = places.device.device if point.on != "host" else None
+    reason = budget.over_total() or memory_problem(point, target_device)
+    if reason:
+        return record.mark(SKIPPED, reason)
+    key = config_key(point)
+    if key not in warmed:
+        warm_up(point, places)
+        warmed.add(key)
+    predicted = budget.predict(key, point.flops)
+    if predicted is None and point.flops > SMALL_FLOPS:
+        probe(point, places, budget)
+        predicted = budget.predict(key, point.flops)
+    record.predicted_s = predicted[0] if predicted else None
+    reason = budget.over_point(predicted)
+    if reason:
+        return record.mark(SKIPPED, reason)
+    a, b = inputs.operands(experiment.inputs, point.size)
+    measure(point, record, places, budget.mode, a, b,
+            inputs.reference(experiment.inputs, point.size))
+    if record.wall_ms is not None:
+        budget.learn(key, point.size, record.wall_ms / 1e3)
+    return record
+
+
+def add_vendor_percent(records: list[Record]) -> None:
+    """% of the vendor library: its time over ours, at the same size and panel."""
+    vendors = {(r.panel, r.m, r.n, r.k): r for r in records
+               if r.place == "vendor" and r.time_ms is not None}
+    for r in records:
+        ref = vendors.get((r.panel, r.m, r.n, r.k))
+        if ref is not None and r.time_ms:
+            r.pct_of_vendor = 100.0 * ref.time_ms / r.time_ms
+            r.vendor = ref.backend
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def _progress(total: int, name: str, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=name, disable=not enabled, leave=True, file=sys.stderr,
+                unit="point")
+
+
+def run_experiment(experiment: Experiment, *, device: str | None = None, mode: str = "full",
+                   out: Path | str = ".", budget_s: float | None = None,
+                   time_limit_s: float | None = None, progress: bool = True) -> Outcome:
+    chosen = MODES[mode]
+    if time_limit_s is not None:
+        chosen = dataclasses.replace(chosen, total_budget_s=time_limit_s)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    places = Places(device)
+    budget = Budget(chosen, budget_s if budget_s is not None else chosen.point_budget_s)
+    points = experiment.points(chosen)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = _load()
+    clock = time.monotonic()
+    records, warmed = [], set()
+    bar = _progress(len(points), experiment.name, progress)
+    for point in points:
+        bar.set_postfix_str(f"{point.series} {point.x}", refresh=False)
+        records.append(run_point(experiment, point, places, budget, warmed))
+        bar.update(1)
+    bar.close()
+    if experiment.relative_to_vendor:
+        add_vendor_percent(records)
+
+    command = command_line(experiment.name, device, mode, out, budget_s, time_limit_s)
+    meta = {
+        "experiment": experiment.name, "summary": experiment.summary,
+        "source": experiment.source, "mode": mode, "command": command,
+        "timed": experiment.timed, "point_budget_s": budget.point_s,
+        "time_limit_s": chosen.total_budget_s,
+        "started": started.isoformat(timespec="seconds"),
+        "elapsed_s": round(time.monotonic() - clock, 1),
+        "device": (f"{places.device.device.name} ({places.device.label})"
+                   if any(p.on != "host" for p in points) else ""),
+        "host": places.host.device.name,
+        "cpu_count": os.cpu_count(),
+        # other work on a shared machine shows here (1-minute load, start and end)
+        "load_average": [load_before, _load()],
+        "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
+    }
+    files = [out / f"{experiment.name}.json", out / f"{experiment.name}.md"]
+    write_json(files[0], meta, records)
+    png = out / f"{experiment.name}.png"
+    marks = plot.draw(experiment, records, png, meta)
+    if marks is not None:
+        files.append(png)
+    elif png.exists():
+        png.unlink()  # a plot from an earlier run would no longer match the table
+    write_markdown(files[1], experiment, meta, records,
+                   png.name if marks is not None else None, PLOT_HINT)
+    return Outcome(experiment, records, files, marks)
