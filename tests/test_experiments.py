@@ -1,0 +1,194 @@
+"""python -m portgemm.experiments: every experiment runs (in the tests' tiny mode) and
+writes its JSON, table and plot; wrong and skipped points are kept and marked; the
+table shows the report's numbers; without matplotlib the rest is still written."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import numpy as np
+import pytest
+
+from portgemm.errors import ParameterError
+from portgemm.experiments import experiments, get, run_experiment, select
+from portgemm.experiments import measure
+from portgemm.experiments.__main__ import main
+from portgemm.experiments.budget import Budget
+from portgemm.experiments.record import Record
+from portgemm.experiments.runner import command_line
+from portgemm.experiments.spec import MODES, Experiment, PlotSpec, Point
+from portgemm.experiments.table import markdown_table
+
+TINY = MODES["tiny"]
+RECORD_FIELDS = {"device", "params", "m", "n", "k", "time_ms", "kernel_ms", "wall_ms",
+                 "gflops", "relerr", "status", "seed"}
+DEVICE_EXPERIMENTS = {"000-device-size-scaling", "000-workgroup-sweep",
+                      "000-tiled-block-sweep", "002-device-ladder", "003-tile-sweep",
+                      "003-length-sweep", "004-tile-width"}
+
+
+def test_list_prints_one_experiment_a_line_name_first(capsys):
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    names = [line.split()[0] for line in lines]
+    assert names == list(experiments())
+    assert {"000-size-scaling", "000-blockl-sweep", "003-tile-sweep", "004-tile-width",
+            "002-device-ladder"} <= set(names)
+    assert all(re.fullmatch(r"\d{3}-[a-z0-9-]+", name) for name in names)
+    assert all(len(line.split(None, 1)) == 2 for line in lines)  # what it sweeps follows
+
+
+def test_registry_names_begin_with_their_module_seed_and_groups_select():
+    import importlib
+
+    from portgemm.experiments.registry import SEED_MODULES
+
+    for module in SEED_MODULES:
+        seed = module.rsplit("seed", 1)[1][:3]
+        assert all(e.name.startswith(seed + "-") for e in importlib.import_module(module).EXPERIMENTS)
+    assert {e.name for e in select("device", TINY)} == DEVICE_EXPERIMENTS
+    assert {e.name for e in select("host", TINY)} == set(experiments()) - DEVICE_EXPERIMENTS
+    assert [e.name for e in select("003-tile-sweep,000-blockl-sweep", TINY)] == [
+        "003-tile-sweep", "000-blockl-sweep"]
+    with pytest.raises(ParameterError, match="known"):
+        get("999-nothing")
+
+
+@pytest.mark.parametrize("name", list(experiments()))
+def test_every_experiment_writes_json_table_and_plot(name, any_device, tmp_path):
+    experiment = get(name)
+    outcome = run_experiment(experiment, device=any_device.filter_string, mode="tiny",
+                             out=tmp_path, progress=False)
+    data = json.loads((tmp_path / f"{name}.json").read_text())
+    assert data["experiment"] == name and data["mode"] == "tiny"
+    records = data["records"]
+    assert len(records) == len(experiment.points(TINY))  # one record per point, none dropped
+    for r in records:
+        assert RECORD_FIELDS <= set(r)
+        if r["status"] == "ok":
+            assert r["time_ms"] > 0 and r["gflops"] > 0
+            assert r["relerr"] <= r["tolerance"]
+        else:
+            assert r["status"] == "skipped" and r["reason"]  # only the planned ones here
+    assert sum(r["status"] == "ok" for r in records) >= len(records) - 2
+    md = (tmp_path / f"{name}.md").read_text()
+    assert f"run {name}" in md and "--mode tiny" in md  # the command that reproduces it
+    assert md.count("\n|") >= len(records) + 2          # header, rule, one row a point
+    assert f"![{name}]({name}.png)" in md
+    assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert outcome.plot_marks == {"wrong": 0, "skipped": sum(r["status"] != "ok" for r in records)}
+
+
+def test_a_wrong_point_is_marked_in_table_json_and_plot(any_device, tmp_path, monkeypatch,
+                                                       capsys):
+    """A kernel that returns a wrong C: the point stays, marked, and the command fails."""
+    real_gemm = measure.gemm
+
+    def broken(a, b, **kwargs):
+        result = real_gemm(a, b, **kwargs)
+        if kwargs["variant"] == "naive" and kwargs["params"]["wg_x"] == 8:
+            result.c = result.c.copy()
+            result.c[0, 0] += 1.0
+        return result
+
+    monkeypatch.setattr(measure, "gemm", broken)
+    code = main(["run", "004-tile-width", "--mode", "tiny", "--device",
+                 any_device.filter_string, "--out", str(tmp_path), "--no-progress"])
+    assert code == 1
+    records = json.loads((tmp_path / "004-tile-width.json").read_text())["records"]
+    wrong = [r for r in records if r["status"] == "WRONG"]
+    assert len(records) == 4 and len(wrong) == 1
+    assert wrong[0]["variant"] == "naive" and wrong[0]["x"] == 8
+    assert wrong[0]["time_ms"] > 0 and wrong[0]["relerr"] > wrong[0]["tolerance"]
+    row = next(line for line in (tmp_path / "004-tile-width.md").read_text().splitlines()
+               if line.startswith("|") and "**WRONG**" in line)
+    assert "global memory" in row and "relative error" in row
+    assert "1 WRONG" in capsys.readouterr().out
+
+    outcome = run_experiment(get("004-tile-width"), device=any_device.filter_string,
+                             mode="tiny", out=tmp_path, progress=False)
+    assert outcome.plot_marks["wrong"] == 1
+
+
+def test_without_matplotlib_tables_and_json_are_written(any_device, tmp_path, monkeypatch,
+                                                        capsys):
+    (tmp_path / "003-length-sweep.png").write_bytes(b"stale")  # from an earlier run
+    monkeypatch.setitem(sys.modules, "matplotlib", None)       # import matplotlib fails
+    code = main(["run", "003-length-sweep", "--mode", "tiny", "--device",
+                 any_device.filter_string, "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    assert not (tmp_path / "003-length-sweep.png").exists()
+    assert json.loads((tmp_path / "003-length-sweep.json").read_text())["records"]
+    md = (tmp_path / "003-length-sweep.md").read_text()
+    assert 'pip install "portgemm[plot]"' in md and "| inreg, tile 2x2 |" in md
+    assert 'pip install "portgemm[plot]"' in capsys.readouterr().out
+
+
+def test_a_point_predicted_over_budget_is_skipped_and_kept(tmp_path):
+    """The budget rule: the 1300^3 point is predicted from the 256^3 one and skipped."""
+    def points(mode):
+        return [Point("ikj", n, "serial-ikj", (n, n, n), on="host") for n in (256, 1300)]
+
+    experiment = Experiment("999-budget", "test", "test", "wall", points,
+                            PlotSpec(logx=False), reading="test")
+    outcome = run_experiment(experiment, mode="tiny", out=tmp_path, budget_s=1e-6,
+                             progress=False)
+    small, large = outcome.records
+    assert small.status == "ok"
+    assert large.status == "skipped" and large.reason.startswith("predicted")
+    assert large.predicted_s == pytest.approx(small.wall_ms / 1e3 * (1300 / 256) ** 3, rel=1e-6)
+    assert "predicted" in (tmp_path / "999-budget.md").read_text()
+    assert outcome.plot_marks["skipped"] == 1
+
+
+def test_budget_predicts_from_flops_and_spends_the_total():
+    now = [0.0]
+    budget = Budget(MODES["quick"], point_s=10.0, clock=lambda: now[0])
+    key = ("device", "naive", ())
+    assert budget.predict(key, 2e9) is None
+    budget.learn(key, (1024, 1024, 1024), 1.0)
+    seconds, basis = budget.predict(key, 2.0 * 2048 ** 3)
+    assert seconds == pytest.approx(8.0) and "1024x1024x1024" in basis
+    assert budget.over_point((8.0, basis)) == ""
+    assert "predicted 80 s" in budget.over_point((80.0, basis))
+    assert budget.over_total() == ""
+    now[0] = 111.0
+    assert "110 s time limit" in budget.over_total()
+
+
+def test_tables_put_the_reports_numbers_beside_ours():
+    """The full runs' points carry the report's tables; the table prints them."""
+    def table_of(name, mode="full"):
+        experiment = get(name)
+        records = [Record.for_point(experiment, p, device="d", backend="b")
+                   for p in experiment.points(MODES[mode])]
+        return [r.seed for r in records], markdown_table(experiment, records)
+
+    seeds, table = table_of("002-device-ladder")
+    assert "report (%)" in table and "108.47%" in table and "11.26%" in table
+    assert sorted(s for s in seeds if s is not None) == sorted(
+        [100.0, 11.26, 65.25, 62.97, 82.90, 81.88, 93.25, 98.06, 104.44, 108.47])
+    seeds, table = table_of("004-tile-width")
+    assert seeds == [291.251, 253.342, 209.144, 184.743, 287.245, 262.631, 191.578, 163.972]
+    seeds, _ = table_of("000-size-scaling")
+    assert sum(s is not None for s in seeds) == 11  # 12 cells, one N/A
+    assert table_of("000-blockl-sweep")[0][6] == 1297  # blockL = 512, the report's best
+    assert all(s is None for s in table_of("000-blockl-sweep", "quick")[0])  # other size
+
+
+def test_command_line_reproduces_the_run():
+    assert command_line("003-tile-sweep", "gpu", "quick", "out", None) == (
+        "python -m portgemm.experiments run 003-tile-sweep --device gpu --quick --out out")
+    assert "--budget 20 --time-limit 90" in command_line("x", None, "full", "o", 20.0, 90.0)
+
+
+def test_operands_of_report_004_follow_its_formulas():
+    from portgemm.experiments.inputs import operands
+
+    a, b = operands("004", (3, 4, 5))
+    assert a.shape == (3, 5) and b.shape == (5, 4) and a.dtype == np.float32
+    i, j = 2, 4
+    assert a[i, j] == pytest.approx((i - 0.1 * j + 1) / (i + j + 1))
+    assert b[i, j - 1] == pytest.approx((j - 1 - 0.2 * i + 1) * (i + j) / (i * i + (j - 1) ** 2 + 1))
