@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# GPU machine (device tool): the seed experiments that run device kernels
+# (`python -m portgemm.experiments run device`), at the reports' sizes, on the NVIDIA GPU,
+# with cuBLAS (torch) as the vendor library of 002-device-ladder.
+#   run with carry [".whl"]:  bash bench/gpu/experiments.sh
+# Comes back as two files: $OUT/h200-experiments.tar.gz (NAME.json, NAME.md, NAME.png of
+# each experiment and devices.txt; unpack into bench/results/) and $OUT/experiments.log.
+# About 4-6 minutes: each point predicted over 20 s is skipped (marked in its table and
+# plot), each experiment stops after its time limit, and the whole loop after 8 minutes.
+set -uo pipefail
+source .whl/setup.sh
+export PYTHONUNBUFFERED=1
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+name=h200-experiments
+dir=/tmp/$name; rm -rf "$dir"; mkdir -p "$dir"
+log="$out/experiments.log"
+rm -f ~/.cache/portgemm/tuning.json  # no tuning database: the experiments name their parameters
+python3 -m portgemm.devices > "$dir/devices.txt" 2>&1
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())' 2>&1 | tee -a "$log"
+
+# cheapest first, so that a slow one cannot starve the others
+experiments=(003-tile-sweep 003-length-sweep 002-device-ladder 004-tile-width
+             000-workgroup-sweep 000-tiled-block-sweep 000-device-size-scaling)
+listed=$(python3 -c 'from portgemm.experiments import select; from portgemm.experiments.spec import MODES
+print(" ".join(e.name for e in select("device", MODES["full"])))')
+for e in $listed; do  # an experiment added since this script was written still runs, last
+  [[ " ${experiments[*]} " == *" $e "* ]] || experiments+=("$e")
+done
+
+deadline=$((SECONDS + 480))
+for e in "${experiments[@]}"; do
+  left=$((deadline - SECONDS))
+  if (( left < 40 )); then
+    echo "not run (time): $e" | tee -a "$log"
+    continue
+  fi
+  limit=$(( left - 30 < 150 ? left - 30 : 150 ))  # the experiment writes its files before
+  echo "\$ experiments run $e (time limit ${limit} s)" | tee -a "$log"
+  timeout $((limit + 60)) python3 -m portgemm.experiments run "$e" --device gpu \
+    --budget 20 --time-limit "$limit" --out "$dir" --no-progress 2>&1 | tee -a "$log"
+done
+tar -czf "$out/$name.tar.gz" -C /tmp "$name"
+ls -l "$out" | tee -a "$log"
