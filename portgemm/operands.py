@@ -24,7 +24,9 @@ class Operand:
 def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
     """Validate A (M x K) and B (K x N); return them as arrays of one supported dtype.
 
-    ValueError: not 2-D, inner dimensions differ, a dimension is 0, or too large.
+    A dimension may be 0, as in numpy: ``(M, 0) @ (0, N)`` is an M x N zero matrix and
+    M = 0 or N = 0 gives an empty one (:func:`portgemm.gemm` runs no kernel for those).
+    ValueError: not 2-D, inner dimensions differ, or too large.
     TypeError: a dtype other than float32/float64, or the two dtypes differ.
     """
     a, b = np.asarray(a), np.asarray(b)
@@ -40,14 +42,52 @@ def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"shapes {a.shape} and {b.shape} do not align: a has {a.shape[1]} "
                          f"columns, b has {b.shape[0]} rows")
-    if 0 in a.shape or 0 in b.shape:
-        raise ValueError(f"every dimension must be >= 1, got a {a.shape} and b {b.shape}")
     m, k = a.shape
     n = b.shape[1]
     if max(m * k, k * n, m * n) > MAX_ELEMENTS:
         raise ParameterError(f"a matrix of {max(m * k, k * n, m * n)} elements exceeds the "
                              f"kernels' 32-bit index limit of {MAX_ELEMENTS}")
     return a, b
+
+
+def is_empty_product(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when M, N or K is 0: C is then empty or all zeros, and no kernel is needed."""
+    return 0 in a.shape or 0 in b.shape
+
+
+def check_device_memory(device, a: np.ndarray, b: np.ndarray) -> None:
+    """ParameterError naming the limit when A, B or C would not fit on ``device``: one
+    buffer over its ``max_mem_alloc_size``, or the three together over its
+    ``global_mem_size``. Devices without those attributes (the host CPU) are not checked.
+
+    Run before any buffer is made, so the error is ours and not the driver's
+    INVALID_BUFFER_SIZE (or an out-of-memory failure half-way through a call).
+    """
+    max_alloc = getattr(device, "max_mem_alloc_size", None)
+    global_mem = getattr(device, "global_mem_size", None)
+    if max_alloc is None and global_mem is None:
+        return
+    m, k = a.shape
+    n = b.shape[1]
+    itemsize = a.dtype.itemsize
+    sizes = {"a": m * k * itemsize, "b": k * n * itemsize, "c": m * n * itemsize}
+    shapes = {"a": (m, k), "b": (k, n), "c": (m, n)}
+    where = getattr(device, "description", device)
+    for name, nbytes in sizes.items():
+        if max_alloc is not None and nbytes > max_alloc:
+            rows, cols = shapes[name]
+            raise ParameterError(
+                f"{name} ({rows} x {cols} {a.dtype}) needs {_mib(nbytes)} in one buffer, over "
+                f"the device's max_mem_alloc_size of {_mib(max_alloc)} on {where}")
+    total = sum(sizes.values())
+    if global_mem is not None and total > global_mem:
+        raise ParameterError(
+            f"a, b and c need {_mib(total)} together, over the device's global_mem_size of "
+            f"{_mib(global_mem)} on {where}")
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / 2**20:,.1f} MiB ({nbytes:,} bytes)"
 
 
 def as_operand(x: np.ndarray) -> Operand:

@@ -188,11 +188,21 @@ def test_kernel_source_is_readable_python(device):
     (ones(3, 4), ones(5, 2)),     # inner dimensions differ
     (ones(3), ones(3, 2)),        # 1-D
     (ones(2, 3, 4), ones(4, 2)),  # 3-D
-    (ones(3, 0), ones(0, 2)),     # empty
 ])
 def test_bad_shapes_raise_value_error(device, a, b):
     with pytest.raises(ValueError):
         backend.run_dpex(a, b, device=DEVICE)
+
+
+@needs_dpex
+@pytest.mark.parametrize("m, k, n", [(3, 0, 2), (0, 3, 2), (3, 2, 0)])
+def test_empty_operands_follow_numpy(device, m, k, n):
+    """As for every backend, portgemm.gemm answers an empty product as numpy does,
+    without a kernel."""
+    import portgemm
+
+    result = portgemm.gemm(ones(m, k), ones(k, n), backend="dpex", device=DEVICE)
+    assert result.c.shape == (m, n) and not result.c.any() and result.kernel_ms == 0
 
 
 @needs_dpex

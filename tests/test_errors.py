@@ -17,11 +17,16 @@ def ones(*shape, dtype=F32):
     (ones(3, 4), ones(5, 2)),       # inner dimensions differ
     (ones(3), ones(3, 2)),          # 1-D
     (ones(2, 3, 4), ones(4, 2)),    # 3-D
-    (ones(3, 0), ones(0, 2)),       # empty
 ])
 def test_bad_shapes_raise_value_error(any_device, a, b):
     with pytest.raises(ValueError):
         portgemm.matmul(a, b, device=any_device)
+
+
+def test_empty_operands_follow_numpy(any_device):
+    """(3, 0) @ (0, 2) is a 3 x 2 zero matrix, as in numpy (tests/test_trust.py has more)."""
+    c = portgemm.matmul(ones(3, 0), ones(0, 2), device=any_device)
+    assert c.shape == (3, 2) and c.dtype == np.float32 and not c.any()
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float16, np.complex64, bool])
