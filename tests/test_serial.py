@@ -104,12 +104,31 @@ def test_non_contiguous_layouts(name):
 
 
 @pytest.mark.parametrize("name", sorted(SERIAL_ALGORITHMS))
-def test_empty_dimensions_are_refused(name):
-    """As everywhere in portgemm (portgemm.operands): every dimension must be >= 1."""
+def test_empty_dimensions_follow_numpy(name):
+    """As everywhere in portgemm (portgemm.operands): (M, 0) @ (0, N) is an M x N zero
+    matrix, M = 0 or N = 0 an empty one."""
     function, _ = SERIAL_ALGORITHMS[name]
-    for m, k, n in [(0, 3, 2), (3, 0, 2), (3, 2, 0)]:
-        with pytest.raises(ValueError, match=">= 1"):
-            function(np.ones((m, k)), np.ones((k, n)))
+    for m, k, n in [(0, 3, 2), (3, 0, 2), (3, 2, 0), (0, 0, 0), (2, 0, 300)]:
+        a, b = np.ones((m, k)), np.ones((k, n))
+        c = function(a, b)
+        assert c.shape == (m, n) and c.dtype == a.dtype and np.array_equal(c, a @ b)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("in_b", [False, True])
+def test_strassen_spreads_a_non_finite_value_no_further_than_numpy(bad, in_b):
+    """One NaN or infinity in a 300 x 300 product poisons one row (or column) of C, as in
+    numpy; Strassen's block sums would spread it over whole blocks (675 NaNs, not 300)."""
+    rng = np.random.default_rng(4)
+    a, b = random_operands(rng, 300, 300, 300, np.float64)
+    (b if in_b else a)[17, 42] = bad
+    c = SERIAL_ALGORITHMS["strassen"][0](a, b, cutoff=32)
+    expected = a @ b
+    assert np.isnan(c).sum() == np.isnan(expected).sum()
+    assert np.array_equal(np.isnan(c), np.isnan(expected))
+    assert np.array_equal(np.isinf(c), np.isinf(expected))
+    finite = np.isfinite(expected)
+    assert np.allclose(c[finite], expected[finite])
 
 
 def test_registry_lists_each_tunable_parameter_with_its_default():

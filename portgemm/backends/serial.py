@@ -7,7 +7,8 @@ the fast host path is :mod:`portgemm.backends.threads`.
 Every ``gemm_*`` function takes float32/float64 arrays of shapes (M, K) and (K, N)
 and returns a new C-ordered (M, N) array of the operands' dtype. The loop kernels
 are compiled with ``nogil=True`` so the threaded backend may call them from worker
-threads, and ``cache=True`` so the compile cost is paid once per machine.
+threads, and cached on disk (:mod:`portgemm.backends.jit`: in the user's cache folder,
+never inside the package) so the compile cost is paid once per machine.
 
 All loop kernels work on index ranges of whole C-contiguous arrays instead of on
 sliced views: views would be typed as non-contiguous by numba, which stops LLVM
@@ -17,10 +18,10 @@ from vectorising the inner loop.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..errors import ParameterError
 from ..operands import check_operands
+from .jit import cached_njit
 
 __all__ = [
     "SERIAL_ALGORITHMS",
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 # fastmath lets LLVM reassociate sums, which is what vectorises the reductions.
-jit_kernel = njit(nogil=True, fastmath=True, cache=True)
+jit_kernel = cached_njit(nogil=True, fastmath=True)
 
 
 def contiguous_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -206,9 +207,18 @@ def gemm_strassen(a, b, cutoff: int = 128) -> np.ndarray:
     with one zero row/column at that level and the padding is sliced off the
     result. Rounding error grows with the recursion depth, more than for the
     plain loops.
+
+    Non-finite input (a NaN or an infinity anywhere in A or B) takes the classical
+    product (the blocked kernel) instead: Strassen adds and subtracts whole blocks
+    before multiplying, so one NaN reaches every element of C that shares a block
+    product with it (one NaN in a 300 x 300 product gave 675 NaNs where numpy has
+    300), and an infinity turns into NaNs through inf - inf. The classical product
+    poisons exactly the row or column numpy does.
     """
     cutoff = _check_positive("cutoff", cutoff)
     a, b = contiguous_operands(a, b)
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return gemm_blocked(a, b)
     return _strassen(a, b, cutoff)
 
 

@@ -1,0 +1,84 @@
+"""numba's ``njit`` with its disk cache in the user's cache folder, never in the package.
+
+``njit(cache=True)`` writes its ``.nbi``/``.nbc`` files into a ``__pycache__`` beside the
+source file: inside ``site-packages/portgemm``, where ``pip uninstall`` does not remove
+them (and a folder left behind imports as an empty namespace package). The dispatchers
+made by :func:`cached_njit` look in ``$NUMBA_CACHE_DIR`` when the user set it, else in
+``platformdirs.user_cache_dir("portgemm")/numba``. numba's own lookup is untouched for
+every other function in the process: nothing global is set.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from numba import njit
+
+
+def numba_cache_dir() -> Path:
+    """Where portgemm's compiled numba kernels are kept (unless $NUMBA_CACHE_DIR is set)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("portgemm")) / "numba"
+
+
+def _function_cache_class():
+    """A numba FunctionCache whose locators are $NUMBA_CACHE_DIR, then our folder; None
+    when this numba has no such classes (then nothing is cached on disk)."""
+    try:
+        from numba.core import caching
+    except ImportError:
+        return None
+    # public names since numba 0.61 or so; underscored before (the dpex stack pins 0.59)
+    user_provided = (getattr(caching, "UserProvidedCacheLocator", None)
+                     or getattr(caching, "_UserProvidedCacheLocator", None))
+    impl = (getattr(caching, "CompileResultCacheImpl", None)
+            or getattr(caching, "_CompileResultCacheImpl", None))
+    function_cache = getattr(caching, "FunctionCache", None)
+    if user_provided is None or impl is None or function_cache is None:
+        return None
+
+    class PortgemmCacheLocator(user_provided):
+        """numba's locator for $NUMBA_CACHE_DIR, pointed at portgemm's folder instead."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = os.path.join(numba_cache_dir(),
+                                            self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            # skip the parent's "only when $NUMBA_CACHE_DIR is set" test, keep the rest
+            # (the source file exists, the folder can be made and written)
+            return super(user_provided, cls).from_function(py_func, py_file)
+
+    class PortgemmCacheImpl(impl):
+        _locator_classes = [user_provided, PortgemmCacheLocator]
+
+    class PortgemmFunctionCache(function_cache):
+        _impl_class = PortgemmCacheImpl
+
+    return PortgemmFunctionCache
+
+
+_FUNCTION_CACHE = _function_cache_class()
+
+
+def cached_njit(**options):
+    """``numba.njit(**options)`` cached on disk in :func:`numba_cache_dir` (a decorator).
+
+    Where no folder is writable, or numba lacks the classes used, the kernels are
+    compiled in every process instead: slower first calls, never an error.
+    """
+    def decorate(function):
+        dispatcher = njit(**options)(function)
+        if _FUNCTION_CACHE is not None:
+            try:
+                # what Dispatcher.enable_caching() (cache=True) does, with our locators
+                dispatcher._cache = _FUNCTION_CACHE(function)
+            except RuntimeError:  # "no locator available": no writable folder
+                pass
+        return dispatcher
+    return decorate
