@@ -13,6 +13,9 @@ A spec is one of:
   the platform name, vendor, device name or platform version (tried in that
   order) (``nvidia``, ``intel``,
   ``pocl``).
+
+Anything else (an int, a pyopencl.Device, ...) is a TypeError naming these: an index
+alone would be ambiguous across platforms, so it is written ``"opencl:0"`` or ``"cpu:1"``.
 """
 
 from __future__ import annotations
@@ -37,11 +40,15 @@ def default_score(device: Device) -> float:
 
 
 def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = None) -> Device:
-    """Pick one device; raise :class:`DeviceNotFoundError` (a LookupError) when none matches."""
+    """Pick one device; raise :class:`DeviceNotFoundError` (a LookupError) when none
+    matches, TypeError when ``spec`` is none of the kinds a spec can be."""
     if isinstance(spec, Device):
         return spec
+    check_spec_type(spec)
+    origin = ""
     if spec is None:
         spec = os.environ.get(DEVICE_ENV_VAR) or "default"
+        origin = f" (${DEVICE_ENV_VAR})" if spec != "default" else ""
     if devices is None and isinstance(spec, str):
         found = _select_present(spec)  # matmul(device="gpu") asks on every call
         if found is not None:
@@ -50,8 +57,19 @@ def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = No
     found = _by_score(spec, candidates) if callable(spec) else _by_string(spec, candidates)
     if found is None:
         present = "\n  ".join(d.description for d in candidates) or "(none: is an OpenCL driver installed?)"
-        raise DeviceNotFoundError(f"no device matches {spec!r}; devices present:\n  {present}")
+        raise DeviceNotFoundError(f"no device matches {spec!r}{origin}; devices present:\n  {present}")
     return found
+
+
+def check_spec_type(spec) -> None:
+    """TypeError unless ``spec`` is None, a string, a Device or a callable score."""
+    if spec is None or isinstance(spec, (str, Device)) or callable(spec):
+        return
+    hint = (f" (an index is written 'opencl:{spec}' or 'cpu:{spec}')"
+            if isinstance(spec, int) and not isinstance(spec, bool) else "")
+    raise TypeError(f"a device spec is None, a selector string ('gpu', 'opencl:cpu:1', "
+                    f"'intel'...), a portgemm Device or a callable score(device); got "
+                    f"{type(spec).__name__} {spec!r}{hint}")
 
 
 @memoize(maxsize=64)
