@@ -1,7 +1,9 @@
 """Driver discovery: pip-installed and unregistered drivers are made visible, once each."""
 
+import hashlib
 import json
 import os
+import stat
 import subprocess
 import sys
 from importlib import metadata
@@ -108,3 +110,125 @@ def test_identity_matches_the_same_driver(a, b):
 
 def test_identity_tells_drivers_apart():
     assert drivers._identity("libpocl.so.2") != drivers._identity("libintelocl.so")
+
+
+# --- registration runs once, and only ever from a folder nobody else can write ----------
+
+COUNT_REGISTRATIONS = """
+import threading, time, portgemm
+from portgemm.runtime import drivers
+calls = []
+real = drivers._register
+
+def slow_register():
+    calls.append(1)
+    time.sleep(0.2)  # every thread arrives while the first one registers
+    return real()
+
+drivers._register = slow_register
+start = threading.Barrier(8)
+
+def first_call():
+    start.wait()
+    portgemm.get_devices()
+
+threads = [threading.Thread(target=first_call) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(calls))
+"""
+
+
+def test_eight_threads_register_once(tmp_path):
+    assert run_fresh(COUNT_REGISTRATIONS, XDG_CACHE_HOME=str(tmp_path)).strip() == "1"
+
+
+REPORT_FOLDER = """
+import json, os, portgemm
+from portgemm.runtime import register_drivers
+portgemm.get_devices()
+folder = register_drivers().vendors_dir
+info = os.stat(folder)
+print(json.dumps({"folder": folder, "env": os.environ["OCL_ICD_VENDORS"],
+                  "files": sorted(os.listdir(folder)), "mode": info.st_mode & 0o777,
+                  "uid": info.st_uid}))
+"""
+
+
+def unwritable_cache(tmp_path) -> str:
+    """An XDG_CACHE_HOME that cannot be made, even by root: a path under a file."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    return str(blocker / "cache")
+
+
+def registering_environment(tmp_path, cache: str) -> dict:
+    """A vendors folder of our own (so something is always added) and a private TMPDIR."""
+    vendors = tmp_path / "vendors"
+    vendors.mkdir(exist_ok=True)
+    (vendors / "other.icd").write_text("/nonexistent/libother.so\n")
+    temp = tmp_path / "tmp"
+    temp.mkdir(exist_ok=True)
+    return {"OCL_ICD_VENDORS": str(vendors), "XDG_CACHE_HOME": cache, "TMPDIR": str(temp)}
+
+
+def folder_in_use(tmp_path, cache: str) -> dict:
+    return json.loads(run_fresh(REPORT_FOLDER, **registering_environment(tmp_path, cache)))
+
+
+def old_predictable_folder(tmp_path) -> str:
+    """Where registration used to fall back to: <tmp>/icd-vendors-<hash of the content>."""
+    lines = {"other.icd": "/nonexistent/libother.so"}
+    for driver in drivers._intel_cpu_runtime() + drivers._vendor_libraries():
+        lines.setdefault(f"portgemm-{driver.name}.icd", driver.library)
+    content = "\n".join(f"{k}={v}" for k, v in sorted(lines.items()))
+    return str(tmp_path / "tmp" / f"icd-vendors-{hashlib.sha256(content.encode()).hexdigest()[:16]}")
+
+
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+def test_icd_planted_in_the_old_shared_folder_is_not_loaded(tmp_path):
+    planted = old_predictable_folder(tmp_path)
+    os.makedirs(planted)
+    with open(os.path.join(planted, "evil.icd"), "w") as f:
+        f.write("/tmp/libevil.so\n")
+    used = folder_in_use(tmp_path, unwritable_cache(tmp_path))
+    assert used["env"] == used["folder"] != planted
+    assert "evil.icd" not in used["files"]
+
+
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+def test_unwritable_cache_gives_a_fresh_private_temporary_folder(tmp_path):
+    cache = unwritable_cache(tmp_path)
+    first, second = folder_in_use(tmp_path, cache), folder_in_use(tmp_path, cache)
+    for used in (first, second):
+        assert used["folder"].startswith(str(tmp_path / "tmp"))
+        assert used["mode"] == 0o700 and used["uid"] == os.getuid()
+        assert "portgemm-intel-cpu.icd" in used["files"]
+        assert not os.path.exists(used["folder"])  # removed when its process ended
+    assert first["folder"] != second["folder"]  # never reused
+
+
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+def test_cache_folder_others_can_write_is_not_used(tmp_path):
+    cache = tmp_path / "cache"
+    (cache / "portgemm").mkdir(parents=True)
+    os.chmod(cache / "portgemm", 0o777)
+    used = folder_in_use(tmp_path, str(cache))
+    assert not used["folder"].startswith(str(cache))
+    assert used["mode"] == 0o700
+
+
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+def test_private_cache_folder_is_used_and_reused(tmp_path):
+    cache = tmp_path / "cache"
+    first, second = folder_in_use(tmp_path, str(cache)), folder_in_use(tmp_path, str(cache))
+    assert first["folder"].startswith(str(cache / "portgemm")) and first == second
+    assert not os.stat(first["folder"]).st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def test_stray_icd_in_the_private_folder_is_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(drivers, "_cache_base", lambda: str(tmp_path))
+    folder = drivers._write_vendors_dir({"a.icd": "/lib/liba.so"})
+    (tmp_path / os.path.basename(folder) / "stray.icd").write_text("/lib/libstray.so\n")
+    assert drivers._write_vendors_dir({"a.icd": "/lib/liba.so"}) == folder
+    assert os.listdir(folder) == ["a.icd"]

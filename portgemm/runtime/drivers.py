@@ -14,17 +14,28 @@ set. Two common cases leave a working driver out of that list:
 every ``.icd`` already registered plus one per driver found, and points
 ``OCL_ICD_VENDORS`` at it. The loader reads that variable once, on the first platform
 query of the process, so this must run before anything asks OpenCL for platforms;
-``portgemm.get_devices()`` does it first thing.
+``portgemm.get_devices()`` does it first thing, once per process even when several
+threads ask at the same time.
+
+Every ``.icd`` file in that folder names a library the loader will dlopen, so the folder
+must be one nobody else can write: the user's cache folder when it is owned by the user
+and not writable by group or others, else a fresh ``tempfile.mkdtemp()`` (mode 0700,
+never reused, removed at exit). A shared, predictable path such as
+``/tmp/icd-vendors-<hash>`` would let anyone who can write /tmp load code into the process.
 """
 
 from __future__ import annotations
 
+import atexit
 import glob
 import hashlib
 import os
+import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -67,13 +78,17 @@ class DriverReport:
 
 
 _report: DriverReport | None = None
+_register_lock = threading.Lock()
 
 
 def register_drivers() -> DriverReport:
-    """Register the drivers found (once per process) and say what was done."""
+    """Register the drivers found (once per process, whichever thread asks first) and
+    say what was done."""
     global _report
     if _report is None:
-        _report = _register()
+        with _register_lock:
+            if _report is None:  # another thread may have registered while we waited
+                _report = _register()
     return _report
 
 
@@ -177,23 +192,55 @@ def _ldconfig_cache() -> dict[str, str]:
 
 
 def _write_vendors_dir(icd_lines: dict[str, str]) -> str:
-    """Write the .icd files into a folder named by their content, reused across runs."""
+    """A private folder holding exactly these .icd files: in the user's cache folder
+    (named by their content, reused across runs) when that folder is the user's alone,
+    else a fresh temporary folder."""
     content = "\n".join(f"{k}={v}" for k, v in sorted(icd_lines.items()))
     digest = hashlib.sha256(content.encode()).hexdigest()[:16]
-    for base in (_cache_base(), tempfile.gettempdir()):
-        folder = Path(base) / f"icd-vendors-{digest}"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            for file_name, library in icd_lines.items():
-                target = folder / file_name
-                if not target.exists() or target.read_text().strip() != library:
-                    tmp = folder / f".{file_name}.{os.getpid()}"
-                    tmp.write_text(library + "\n")
-                    tmp.replace(target)  # atomic: concurrent processes never see half a file
-            return str(folder)
-        except OSError:
-            continue
-    raise OSError("portgemm: no writable folder for the OpenCL vendors list")
+    try:
+        folder = _private_folder(Path(_cache_base()), f"icd-vendors-{digest}")
+        _fill(folder, icd_lines)
+        return str(folder)
+    except OSError:
+        pass
+    folder = Path(tempfile.mkdtemp(prefix="portgemm-icd-"))  # mode 0700, a new name
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    _fill(folder, icd_lines)
+    return str(folder)
+
+
+def _private_folder(base: Path, name: str) -> Path:
+    """``base/name``, made if missing; OSError unless both are folders owned by this user
+    and writable by nobody else (a folder others can write may hold their .icd files)."""
+    folder = base / name
+    for path in (base, folder):
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _check_private(path)
+    return folder
+
+
+def _check_private(path: Path) -> None:
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(f"{path} is not a folder")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise PermissionError(f"{path} is owned by another user")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise PermissionError(f"{path} is writable by group or others")
+
+
+def _fill(folder: Path, icd_lines: dict[str, str]) -> None:
+    """Make ``folder`` hold exactly ``icd_lines`` as .icd files, each written atomically
+    (concurrent processes never see half a file); any other .icd there is removed."""
+    for file_name, library in icd_lines.items():
+        target = folder / file_name
+        if not target.exists() or target.read_text().strip() != library:
+            tmp = folder / f".{file_name}.{os.getpid()}.{threading.get_ident()}"
+            tmp.write_text(library + "\n")
+            tmp.replace(target)
+    for stale in folder.glob("*.icd"):
+        if stale.name not in icd_lines:
+            stale.unlink()
 
 
 def _cache_base() -> str:
