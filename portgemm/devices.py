@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
+import os
+import sys
 
 from tabulate import tabulate
 
+from .cli import Parser, stdout_closed_quietly
+from .errors import DeviceNotFoundError
 from .runtime.device import get_devices
 from .runtime.drivers import register_drivers
-from .runtime.selectors import select_device
+from .runtime.selectors import DEVICE_ENV_VAR, select_device
 
 
 def _mib(nbytes: int) -> str:
@@ -24,22 +27,39 @@ def device_table(devices) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m portgemm.devices", description=__doc__)
+    parser = Parser(prog="python -m portgemm.devices", description=__doc__)
     parser.add_argument("--select", metavar="SPEC", help="also show what this selector picks")
     args = parser.parse_args(argv)
 
     devices = get_devices()
-    print(device_table(devices) if devices else "no OpenCL device found")
-    report = register_drivers()
-    for driver in report.added:
-        print(f"registered by portgemm: {driver.name} -> {driver.library} ({driver.origin})")
-    if report.vendors_dir:
-        print(f"vendors folder: {report.vendors_dir}")
-    for note in report.notes:
-        print(f"note: {note}")
-    if devices:
-        print(f"default device: {select_device(args.select).description}" if args.select is None
-              else f"{args.select!r} selects: {select_device(args.select).description}")
+    if args.select is not None:  # an argument: checked before anything is printed
+        try:
+            selected = select_device(args.select)
+        except DeviceNotFoundError as exc:
+            parser.error(str(exc))
+    try:
+        print(device_table(devices) if devices else "no OpenCL device found")
+        report = register_drivers()
+        for driver in report.added:
+            print(f"registered by portgemm: {driver.name} -> {driver.library} ({driver.origin})")
+        if report.vendors_dir:
+            print(f"vendors folder: {report.vendors_dir}")
+        for note in report.notes:
+            print(f"note: {note}")
+        if args.select is not None:
+            print(f"{args.select!r} selects: {selected.description}")
+        elif devices:
+            # $PORTGEMM_DEVICE is checked after the table: the table is what fixes it
+            try:
+                print(f"default device: {select_device(None).description}")
+            except DeviceNotFoundError:
+                sys.stdout.flush()
+                parser.error(f"${DEVICE_ENV_VAR}={os.environ.get(DEVICE_ENV_VAR)!r} matches "
+                             f"no device above; set it to a filter string of the table, or "
+                             f"unset it")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_closed_quietly()
     return 0
 
 

@@ -42,7 +42,7 @@ def test_json_and_csv_records(any_device, tmp_path, capsys):
 def test_parse_sizes():
     assert parse_sizes("256, 512") == [(256,) * 3, (512,) * 3]
     assert parse_sizes("10x20x30") == [(10, 20, 30)]
-    for bad in ["abc", "0", "1x2"]:
+    for bad in ["abc", "0", "1x2", "-5", "4x4x0", "8,", " "]:
         with pytest.raises(ValueError):
             parse_sizes(bad)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
 
@@ -16,14 +17,20 @@ import numpy as np
 from tabulate import tabulate
 
 from ..backends import get_backend
+from ..cli import (Parser, check_minimums, stdout_closed_quietly, writable_output,
+                   write_atomically)
+from ..errors import PortgemmError
 from .references import time_clblast, time_cublas, time_numpy
 from .runner import RECORD_FIELDS, BenchRecord, bench_case, parse_sizes
 from .targets import Target, check_variant_names, parse_targets, variants_for
 
+PROG = "python -m portgemm.bench"
+TUNE_COMMAND = "python -m portgemm.tune --quick --device {device} --save"
 
-def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m portgemm.bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+
+def build_parser() -> Parser:
+    p = Parser(prog=PROG, description=__doc__,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default=None,
                    help="SPEC[,SPEC] side by side: OpenCL selectors, 'host' (serial and "
                         "threaded CPU variants), 'dpex[:FILTER]' (numba-dpex), or 'all' "
@@ -45,23 +52,65 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-clblast", action="store_true",
                    help="do not time CLBlast (pyclblast) beside OpenCL rows")
-    args = p.parse_args(argv)
-    if args.reps < 1 or args.warmup < 0:
-        p.error("--reps must be >= 1 and --warmup >= 0")
+    return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """The arguments, every one checked before any work: a mistake exits with status 2
+    and one line on stderr. Adds ``shapes``, ``requested`` (parameters), ``targets`` and
+    ``outputs`` (format -> writable path)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        check_minimums(("--reps", args.reps, 1), ("--warmup", args.warmup, 0),
+                       ("--seed", args.seed, 0))
+        try:
+            args.shapes = parse_sizes(args.sizes)
+        except ValueError as exc:
+            raise ValueError(f"--sizes: {exc}") from None
+        args.requested = requested_params(args)
+        args.outputs = _outputs(args)
+        args.targets = parse_targets(args.device)
+        check_variant_names(args.variant, args.targets)
+    except (PortgemmError, ValueError, TypeError, LookupError) as exc:
+        parser.error(str(exc))
     return args
 
 
 def requested_params(args) -> dict:
-    params = json.loads(args.params) if args.params else {}
-    if args.tile:
+    """--params, --tile and --length as one mapping; ValueError for a malformed one."""
+    params = {}
+    if args.params:
         try:
-            rows, cols = (int(v) for v in args.tile.lower().split("x"))
-        except ValueError:
-            raise SystemExit(f"--tile wants RxC, e.g. 8x8, got {args.tile!r}")
-        params.update(tile_y=rows, tile_x=cols)
+            params = json.loads(args.params)
+        except ValueError as exc:
+            raise ValueError(f"--params is not valid JSON ({exc}): {args.params!r}") from None
+        if not isinstance(params, dict):
+            raise ValueError(f"--params wants a JSON object such as '{{\"tile_y\": 4}}', "
+                             f"got {args.params!r}")
+    if args.tile:
+        params.update(zip(("tile_y", "tile_x"), _tile(args.tile)))
     if args.length is not None:
+        if args.length < 1:
+            raise ValueError(f"--length must be >= 1, got {args.length}")
         params["length"] = args.length
     return params
+
+
+def _tile(text: str) -> tuple[int, int]:
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
+        raise ValueError(f"--tile wants two integers >= 1 as RxC, e.g. 8x8, got {text!r}")
+    return int(parts[0]), int(parts[1])
+
+
+def _outputs(args) -> dict:
+    """The output files named, checked writable now rather than after the whole run."""
+    outputs = {fmt: writable_output(path) for fmt, path in (("json", args.json),
+                                                             ("csv", args.csv)) if path}
+    if len(outputs) == 2 and outputs["json"].resolve() == outputs["csv"].resolve():
+        raise ValueError(f"--json and --csv name the same file {args.json}")
+    return outputs
 
 
 def params_for(variant: str, requested: dict, target: Target) -> dict:
@@ -73,10 +122,8 @@ def params_for(variant: str, requested: dict, target: Target) -> dict:
 
 
 def run(args) -> list[BenchRecord]:
-    targets = parse_targets(args.device)
-    check_variant_names(args.variant, targets)
-    requested = requested_params(args)
-    shapes = parse_sizes(args.sizes)
+    """Time every case of arguments checked by :func:`parse_args`."""
+    targets, requested, shapes = args.targets, args.requested, args.shapes
     dtype = np.dtype(args.dtype)
     rng = np.random.default_rng(args.seed)
 
@@ -126,48 +173,92 @@ def table(records: list[BenchRecord]) -> str:
     def fmt(value, spec):
         return "" if value is None else format(value, spec)
 
-    rows = [(r.filter_string, r.variant, _params_text(r.params), f"{r.m}x{r.n}x{r.k}",
-             fmt(r.kernel_ms, ".3f"), fmt(r.wall_ms, ".3f"), fmt(r.gflops, ".1f"),
-             f"{fmt(r.pct_of_ref, '.1f')}% {r.reference}" if r.pct_of_ref is not None else "",
-             fmt(r.relerr, ".1e"), r.status) for r in records]
-    headers = ["device", "variant", "params", "MxNxK", "kernel ms", "wall ms", "GFLOPS",
-               "of ref", "rel err", "status"]
-    if any(r.clblast_ms is not None for r in records):
-        headers.insert(8, "of CLBlast")
-        rows = [row[:8] + (fmt(r.pct_of_clblast, ".1f") + "%" if r.pct_of_clblast else "",)
-                + row[8:] for row, r in zip(rows, records)]
-    return tabulate(rows, headers=headers, disable_numparse=True)
+    columns = [
+        ("device", lambda r: r.filter_string),
+        ("variant", lambda r: r.variant),
+        ("source", lambda r: r.source),
+        ("params", lambda r: _params_text(r.params)),
+        ("MxNxK", lambda r: f"{r.m}x{r.n}x{r.k}"),
+        ("kernel ms", lambda r: fmt(r.kernel_ms, ".3f")),
+        ("wall ms", lambda r: fmt(r.wall_ms, ".3f")),
+        ("GFLOPS", lambda r: fmt(r.gflops, ".1f")),
+        ("of ref", lambda r: f"{fmt(r.pct_of_ref, '.1f')}% {r.reference}"
+         if r.pct_of_ref is not None else ""),
+        ("of CLBlast", lambda r: fmt(r.pct_of_clblast, ".1f") + "%" if r.pct_of_clblast else ""),
+        ("rel err", lambda r: fmt(r.relerr, ".1e")),
+        ("status", lambda r: r.status),
+    ]
+    if not any(r.clblast_ms is not None for r in records):
+        columns = [c for c in columns if c[0] != "of CLBlast"]
+    rows = [[cell(r) for _, cell in columns] for r in records]
+    return tabulate(rows, headers=[name for name, _ in columns], disable_numparse=True)
+
+
+def model_notes(records: list[BenchRecord], targets: list[Target]) -> list[str]:
+    """One line per OpenCL device (what the tuner tunes) whose ``auto`` rows had no
+    tuning database entry, with the command that makes one."""
+    tunable = {t.label: t.opencl_device.filter_string for t in targets
+               if t.opencl_device is not None}
+    labels = dict.fromkeys(r.filter_string for r in records
+                           if r.variant.startswith("auto") and r.source == "model"
+                           and r.filter_string in tunable)
+    return [f"auto on {label}: no tuning database entry for this device, so the variant "
+            f"was chosen from its properties; make one with: "
+            + TUNE_COMMAND.format(device=tunable[label]) for label in labels]
 
 
 def _params_text(params: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items())
 
 
-def write_outputs(records: list[BenchRecord], args) -> None:
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump([r.as_dict() for r in records], f, indent=1)
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=RECORD_FIELDS, extrasaction="ignore")
-            writer.writeheader()
-            for r in records:
-                writer.writerow({**r.as_dict(), "params": _params_text(r.params)})
+def write_outputs(records: list[BenchRecord], outputs: dict) -> None:
+    """The JSON and CSV files named on the command line, each written atomically."""
+    if "json" in outputs:
+        write_atomically(outputs["json"], json.dumps([r.as_dict() for r in records], indent=1))
+    if "csv" in outputs:
+        text = io.StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=RECORD_FIELDS, extrasaction="ignore")
+        writer.writeheader()
+        for r in records:
+            writer.writerow({**r.as_dict(), "params": _params_text(r.params)})
+        write_atomically(outputs["csv"], text.getvalue())
+
+
+def exit_status(records: list[BenchRecord]) -> tuple[int, str]:
+    """1 with why when a result was wrong or nothing ran at all, else 0."""
+    if any(r.status == "WRONG" for r in records):
+        return 1, "a result was WRONG (see the status column)"
+    if not any(r.kernel_ms is not None for r in records):
+        return 1, "no case ran: every row was skipped or failed to build (see the status column)"
+    return 0, ""
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     records = run(args)
-    names = {r.filter_string: r.device for r in records}
-    for filter_string, name in names.items():
-        print(f"{filter_string}: {name}")
-    print(table(records))
-    print("kernel ms: OpenCL event time, median; wall ms: whole call with transfers, median; "
-          "GFLOPS from kernel ms; reference timed in this run"
-          + ("; CLBlast: pyclblast on the same device, whole call (helper kernels included)"
-             if any(r.clblast_ms is not None for r in records) else ""))
-    write_outputs(records, args)
-    return 1 if any(r.status == "WRONG" for r in records) else 0
+    try:
+        write_outputs(records, args.outputs)  # first: a closed stdout must not lose them
+    except OSError as exc:
+        print(f"{PROG}: error: cannot write results: {exc}", file=sys.stderr)
+        return 1
+    status, why = exit_status(records)
+    try:
+        names = {r.filter_string: r.device for r in records}
+        for filter_string, name in names.items():
+            print(f"{filter_string}: {name}")
+        print(table(records))
+        print("kernel ms: OpenCL event time, median; wall ms: whole call with transfers, "
+              "median; GFLOPS from kernel ms; reference timed in this run"
+              + ("; CLBlast: pyclblast on the same device, whole call (helper kernels "
+                 "included)" if any(r.clblast_ms is not None for r in records) else ""))
+        for note in model_notes(records, args.targets):
+            print(note)
+        sys.stdout.flush()
+    except BrokenPipeError:  # piped into head and the like: the reader has what it wanted
+        stdout_closed_quietly()
+    if why:
+        print(f"{PROG}: {why}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

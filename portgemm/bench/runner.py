@@ -14,7 +14,7 @@ from ..errors import BuildError, ParameterError
 from .targets import Target
 from ..verify import relative_error, tolerance
 
-RECORD_FIELDS = ("device", "filter_string", "variant", "params", "dtype", "m", "n", "k",
+RECORD_FIELDS = ("device", "filter_string", "variant", "source", "params", "dtype", "m", "n", "k",
                  "kernel_ms", "wall_ms", "gflops", "reference", "ref_ms", "ref_gflops",
                  "pct_of_ref", "relerr", "clblast_ms", "pct_of_clblast", "status")
 
@@ -42,6 +42,7 @@ class BenchRecord:
     clblast_ms: float | None = None  # CLBlast on the same device, same run (pyclblast)
     pct_of_clblast: float | None = None
     status: str = "ok"
+    source: str = ""  # where variant and params came from (GemmResult.source) once run
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -80,6 +81,7 @@ def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
     try:
         first = call(poison=np.nan)
         record.params = first.params
+        record.source = first.source
         record.variant = first.variant if variant != "auto" else f"auto:{first.variant}"
         for _ in range(max(warmup - 1, 0)):
             call()

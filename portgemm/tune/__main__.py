@@ -14,11 +14,13 @@ from pathlib import Path
 from ..auto import choose
 from ..auto.database import shipped_database_paths, user_database_path
 from ..auto.lookup import LEVELS
+from ..cli import Parser, check_minimums, writable_output
 from ..errors import PortgemmError
 from ..families import REGISTRY, get_variant
 from ..runtime.selectors import select_device
 from .results import parse_size
 from .save import known_params, save_entries
+from .space import search_space
 from .strategies import STRATEGIES
 from .tuner import tune
 
@@ -32,13 +34,16 @@ def _parse_param(text: str) -> tuple[str, list[int]]:
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"--param wants NAME=V1,V2,..., got {text!r}")
     try:
-        return name.strip(), [int(v) for v in values.split(",") if v.strip()]
+        numbers = [int(v) for v in values.split(",") if v.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"--param values must be integers, got {text!r}") from None
+    if not numbers:
+        raise argparse.ArgumentTypeError(f"--param names no value: {text!r}")
+    return name.strip(), numbers
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def build_parser() -> Parser:
+    p = Parser(
         prog="python -m portgemm.tune",
         description="Autotune portgemm GEMM variants on one device; save the best into the "
                     "tuning database that variant='auto' reads.")
@@ -100,29 +105,74 @@ def show(device, sizes, itemsize) -> None:
         print(f"  {m}x{n}x{k}: {choice.variant} {choice.params}\n    because: {choice.reason}")
 
 
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+def search_space_of(args, variant) -> dict | None:
+    """The space --only or --param give for ``variant`` (None: the variant's own)."""
+    if args.only:
+        return dict(args.only)
+    if args.param:
+        return {**variant.space, **dict(args.param)}
+    return None
+
+
+def checked_arguments(parser: Parser, args):
+    """(device, sizes, variants): every argument checked before any work, outputs
+    included; a mistake is one line on stderr and exit status 2 (``parser.error``)."""
     try:
+        check_minimums(("--reps", args.reps, 1), ("--warmup", args.warmup, 0),
+                       ("--top", args.top, 1), ("--max-evals", args.max_evals, 1),
+                       ("--seed", args.seed, 0))
+        if args.budget is not None and not args.budget > 0:
+            raise ValueError(f"--budget must be > 0 seconds, got {args.budget:g}")
+        if not 0 < args.fraction <= 1:
+            raise ValueError(f"--fraction must be in (0, 1], got {args.fraction:g}")
+        try:
+            sizes = [parse_size(s.strip()) for s in args.sizes.split(",") if s.strip()]
+        except ValueError as exc:
+            raise ValueError(f"--sizes {args.sizes!r}: {exc}") from None
+        if not sizes:
+            raise ValueError("--sizes names no shape")
+        for expression in args.restrict:
+            try:
+                compile(expression, "--restrict", "eval")
+            except SyntaxError as exc:
+                raise ValueError(f"--restrict {expression!r} is not an expression: "
+                                 f"{exc.msg}") from None
+        names = [v.strip() for v in (args.variant or "").split(",") if v.strip()]
+        if args.variant is not None and not names:
+            raise ValueError(f"--variant names no variant: {args.variant!r}")
+        variants = [get_variant(name) for name in names]
+        for variant in variants:
+            search_space(variant, search_space_of(args, variant))  # unknown parameter names
+        database = args.database or (user_database_path() if args.save else None)
+        cache = None if args.no_cache else (args.cache or default_cache_file())
+        for path in (database, cache) if variants else ():  # written only when tuning
+            if path is not None:
+                writable_output(str(path), create_folders=True)
         device = select_device(args.device)
-        sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+        if args.dtype == "float64" and not device.has_fp64:
+            raise TypeError(f"{device.description} has no float64 support; use --dtype float32")
+    except (PortgemmError, ValueError, TypeError, LookupError) as exc:
+        parser.error(str(exc))
+    return device, sizes, variants
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.variant is None and not args.show:
+        print("nothing to do: give --variant NAME to tune, or --show", file=sys.stderr)
+        return 2
+    device, sizes, variants = checked_arguments(parser, args)
+    try:
         itemsize = 8 if args.dtype == "float64" else 4
-        if args.variant is None:
-            if not args.show:
-                print("nothing to do: give --variant NAME to tune, or --show", file=sys.stderr)
-                return 2
+        if not variants:
             show(device, sizes, itemsize)
             return 0
-        names = [v.strip() for v in args.variant.split(",") if v.strip()]
-        variants = [get_variant(name) for name in names]
         cache = None if args.no_cache else (args.cache or default_cache_file())
         started = time.perf_counter()
         saved = []
         for variant in variants:
-            space = None
-            if args.only:
-                space = dict(args.only)
-            elif args.param:
-                space = {**variant.space, **dict(args.param)}
+            space = search_space_of(args, variant)
             budget = None
             if args.budget is not None:
                 budget = args.budget - (time.perf_counter() - started)
