@@ -65,25 +65,22 @@ def check_device_memory(device, a: np.ndarray, b: np.ndarray) -> None:
     """
     max_alloc = getattr(device, "max_mem_alloc_size", None)
     global_mem = getattr(device, "global_mem_size", None)
-    if max_alloc is None and global_mem is None:
-        return
     m, k = a.shape
     n = b.shape[1]
     itemsize = a.dtype.itemsize
-    sizes = {"a": m * k * itemsize, "b": k * n * itemsize, "c": m * n * itemsize}
-    shapes = {"a": (m, k), "b": (k, n), "c": (m, n)}
-    where = getattr(device, "description", device)
-    for name, nbytes in sizes.items():
-        if max_alloc is not None and nbytes > max_alloc:
-            rows, cols = shapes[name]
-            raise ParameterError(
-                f"{name} ({rows} x {cols} {a.dtype}) needs {_mib(nbytes)} in one buffer, over "
-                f"the device's max_mem_alloc_size of {_mib(max_alloc)} on {where}")
-    total = sum(sizes.values())
+    buffers = (("a", m, k), ("b", k, n), ("c", m, n))
+    if max_alloc is not None:
+        for name, rows, cols in buffers:
+            if rows * cols * itemsize > max_alloc:
+                raise ParameterError(
+                    f"{name} ({rows} x {cols} {a.dtype}) needs {_mib(rows * cols * itemsize)} "
+                    f"in one buffer, over the device's max_mem_alloc_size of "
+                    f"{_mib(max_alloc)} on {getattr(device, 'description', device)}")
+    total = (m * k + k * n + m * n) * itemsize
     if global_mem is not None and total > global_mem:
         raise ParameterError(
             f"a, b and c need {_mib(total)} together, over the device's global_mem_size of "
-            f"{_mib(global_mem)} on {where}")
+            f"{_mib(global_mem)} on {getattr(device, 'description', device)}")
 
 
 def _mib(nbytes: int) -> str:
