@@ -220,7 +220,7 @@ def _private_folder(base: Path, name: str) -> Path:
 
 
 def _check_private(path: Path) -> None:
-    info = os.lstat(path)
+    info = os.stat(path)  # a link is judged by its folder: a cache moved elsewhere still works
     if not stat.S_ISDIR(info.st_mode):
         raise NotADirectoryError(f"{path} is not a folder")
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
