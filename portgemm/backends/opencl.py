@@ -11,60 +11,78 @@ from ..auto import choose
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
+from ..families.sources import read_kernel
 from ..operands import as_operand
 from ..result import GemmResult
 from ..runtime.device import Device
 from ..runtime.queue import Queue
 from ..runtime.selectors import DeviceSpec, select_device, select_devices
 from . import Resolved
+from .transfers import Transfer, policy_for
 
 
 def build_options(variant: Variant, params: Mapping, dtype: np.dtype,
                   a_colmajor: bool, b_colmajor: bool) -> tuple[str, ...]:
     """The -D options that select one compiled kernel of a variant's family."""
+    return _options(variant.checked_defines(params), dtype, a_colmajor, b_colmajor)
+
+
+def _options(defines, dtype: np.dtype, a_colmajor: bool, b_colmajor: bool) -> tuple[str, ...]:
     real = "double" if dtype == np.float64 else "float"
-    defines = {"REAL": real, "USE_FP64": int(dtype == np.float64),
-               "A_COLMAJOR": int(a_colmajor), "B_COLMAJOR": int(b_colmajor),
-               **dict(variant.checked_defines(params))}
-    return tuple(f"-D{name}={value}" for name, value in sorted(defines.items())) + (
+    merged = {"REAL": real, "USE_FP64": int(dtype == np.float64),
+              "A_COLMAJOR": int(a_colmajor), "B_COLMAJOR": int(b_colmajor), **dict(defines)}
+    return tuple(f"-D{name}={value}" for name, value in sorted(merged.items())) + (
         "-cl-mad-enable",)
 
 
 @memoize(maxsize=512)
 def launch_plan(variant: Variant, params: tuple, m: int, n: int, k: int, dtype: np.dtype,
                 a_colmajor: bool, b_colmajor: bool):
-    """(LaunchPlan, build options) of one call, remembered: repeated shapes skip the work."""
-    params = dict(params)
-    return (variant.plan(m, n, k, params, dtype.itemsize),
-            build_options(variant, params, dtype, a_colmajor, b_colmajor))
+    """(LaunchPlan, each step's kernel source, each step's build options) of one call,
+    remembered: repeated shapes skip the work."""
+    plan = variant.plan(m, n, k, dict(params), dtype.itemsize)
+    sources = tuple(read_kernel(step.source_file) if step.source_file else variant.source
+                    for step in plan.steps)
+    options = tuple(_options(step.defines, dtype, a_colmajor, b_colmajor) for step in plan.steps)
+    return plan, sources, options
 
 
 def run_gemm(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray, b: np.ndarray,
              *, poison: float | None = None) -> GemmResult:
-    """C = A @ B with checked operands and resolved parameters.
+    """C = A @ B with checked operands and resolved parameters: the plan's kernels in
+    order on the in-order queue, kernel time the sum of their events.
 
-    ``poison`` fills C on the device before the kernel runs, so elements the kernel
-    never writes show up (tests use NaN).
+    ``poison`` fills C on the device before the kernels run, so elements they never write
+    show up (tests use NaN); a plan whose kernels add into C gets zeros instead.
     """
     start = time.perf_counter()
     m, k = a.shape
     n = b.shape[1]
     op_a, op_b = as_operand(a), as_operand(b)
-    plan, options = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype,
-                                op_a.colmajor, op_b.colmajor)
-    kernel = queue.kernel(variant.source, "gemm", options)
+    plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype,
+                                         op_a.colmajor, op_b.colmajor)
+    kernels = [queue.kernel(source, step.kernel, opts)
+               for step, source, opts in zip(plan.steps, sources, options)]
 
     c = np.empty((m, n), dtype=a.dtype)
-    buf_a, buf_b = queue.to_device(op_a.data), queue.to_device(op_b.data)
-    buf_c = queue.empty(c.nbytes)
-    waits = [queue.fill(buf_c, c.dtype.type(poison), c.nbytes).cl_event] if poison is not None else None
+    transfer = Transfer(queue, policy_for(queue.device))
+    fill = 0 if plan.zero_c else poison
+    c_arg, waits = transfer.output(c, fill)
+    arguments = {"A": transfer.input(op_a.data), "B": transfer.input(op_b.data), "C": c_arg}
+    for index, elements in enumerate(plan.workspace):
+        arguments[f"W{index}"] = transfer.workspace(elements * c.itemsize)
     i32 = np.int32
-    event = queue.submit(kernel, plan.ndrange, i32(m), i32(n), i32(k), buf_a, i32(op_a.ld),
-                         buf_b, i32(op_b.ld), buf_c, i32(n), wait_for=waits)
-    queue.to_host(buf_c, c)  # the queue is in order: the copy follows the kernel
+    arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(op_a.ld), ldb=i32(op_b.ld),
+                     ldc=i32(n))
+    events = []
+    for step, kernel in zip(plan.steps, kernels):
+        args = [arguments[x] if isinstance(x, str) else i32(x) for x in step.args]
+        events.append(queue.submit(kernel, step.ndrange, *args, wait_for=waits))
+        waits = None
+    transfer.finish(events[-1])  # the queue is in order: the last kernel ends the work
     wall_ms = (time.perf_counter() - start) * 1e3
-    return GemmResult(c, queue.device, variant.name, dict(params), event.kernel_ms, wall_ms,
-                      event=event)
+    return GemmResult(c, queue.device, variant.name, dict(params),
+                      sum(e.kernel_ms for e in events), wall_ms, event=events[-1])
 
 
 @memoize(maxsize=256)

@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 from ..errors import ParameterError
-from .base import COMMON_PARAMETERS, LaunchPlan, Restriction, Variant, restriction
+from .base import COMMON_PARAMETERS, LaunchPlan, Restriction, Step, Variant, restriction
 from .local import Local
 from .naive import Naive
+from .phvm import BasicMM, Phvm
+from .tallskinny import TallSkinny
 from .tiled import Inreg, Tiled
 from .xgemm import XGemm
 
@@ -38,8 +40,8 @@ def variant_names(device=None) -> list[str]:
     return [name for name, v in REGISTRY.items() if not v.problems(v.resolve(None), device)]
 
 
-for _variant in (Naive(), Tiled(), Inreg(), Local(), XGemm()):
+for _variant in (Naive(), Tiled(), Inreg(), Local(), XGemm(), TallSkinny(), Phvm(), BasicMM()):
     register(_variant)
 
-__all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Variant",
+__all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Step", "Variant",
            "get_variant", "register", "restriction", "variant_names"]

@@ -40,13 +40,49 @@ WORK_GROUP_SPACE = {"wg_y": [1, 2, 4, 8, 16, 32], "wg_x": [4, 8, 16, 32, 64, 128
 MAX_PRIVATE_VALUES = 512  # values a work-item keeps in registers past which every device spills
 
 
+# The arguments of every GEMM kernel (kernels_cl/common.h's GEMM_ARGS), by name: a plan's
+# steps list theirs in these names, plus "W0", "W1", ... for its workspace buffers and
+# plain ints for constants.
+GEMM_KERNEL_ARGS = ("M", "N", "K", "A", "lda", "B", "ldb", "C", "ldc")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One kernel launch: the kernel, its -D values, its nd-range and its arguments."""
+
+    ndrange: NDRange
+    defines: tuple[tuple[str, Any], ...]
+    kernel: str = "gemm"
+    source_file: str = ""   # a file of kernels_cl/; "" is the variant's own
+    args: tuple = GEMM_KERNEL_ARGS
+
+
 @dataclass(frozen=True)
 class LaunchPlan:
-    """Everything a backend needs to run one GEMM of one shape."""
+    """Everything a backend needs to run one GEMM of one shape: the first kernel (its
+    nd-range, defines and arguments), the launches that follow it in order (``more``: a
+    reduction, say), the workspace buffers they share (element counts; "W0", "W1", ...)
+    and whether C must hold zeros before the first launch (kernels that add into it)."""
 
     ndrange: NDRange
     defines: tuple[tuple[str, Any], ...]  # -D NAME=value, parameter part only
     local_mem_bytes: int = 0
+    more: tuple[Step, ...] = ()
+    workspace: tuple[int, ...] = ()
+    zero_c: bool = False
+    args: tuple = GEMM_KERNEL_ARGS
+    kernel: str = "gemm"
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return (Step(self.ndrange, self.defines, self.kernel, "", self.args),) + self.more
+
+
+def reduce_step(m: int, n: int, slices: int, workspace: str = "W0") -> Step:
+    """kernels_cl/reduce.cl's sum_slices: C = the sum of ``slices`` M x N partial products
+    in ``workspace``, in slice order."""
+    return Step(NDRange.covering((m, n), (1, min(64, n))), (), "sum_slices", "reduce.cl",
+                ("M", "N", slices, workspace, "C", "ldc"))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParameterError
-from .base import Params, Variant, restriction
+from math import ceil
+
+from ..runtime.ndrange import NDRange
+from .base import LaunchPlan, Params, Variant, reduce_step, restriction
 from .sources import kernel_parameters
 
 SOURCE_FILE = "xgemm.cl"
@@ -41,13 +44,15 @@ FLAGS = ("PAD", "DOUBLE_BUFFER")  # the parameters that may be 0
 # driver 580.159) float32: 42.7 TFLOPS at n = 4096 (84% of cuBLAS's 50.9), 40.5 at 2048
 # (85%), 19.2 at 1024 (64%); at 1024, MWG=128 NWG=64 ran at 26.8 (90-100%).
 GPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4,
-                "VWM": 4, "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 16}
+                "VWM": 4, "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 16,
+                "KSPLIT": 1}
 # For CPU runtimes that vectorise across work-items along dimension 0 (Intel's): scalar
 # loads (VW = 1) and plain order (VWN = 1, WARPN = NDIMC) so the 16 lanes of a SIMD row
 # read 16 consecutive floats; 4 x 4 accumulators a work-item; a deep K slab (barriers
 # are costly there); builds in a fraction of a second.
 CPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW": 1,
-                "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4, "WARPN": 32}
+                "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4, "WARPN": 32,
+                "KSPLIT": 1}
 
 
 def _mwi(p: Params) -> int:
@@ -144,6 +149,7 @@ class XGemm(Variant):
         "DOUBLE_BUFFER": [0, 1],
         "KUNROLL": [4, 8, 16],
         "WARPN": [8, 16, 32],
+        "KSPLIT": [1],  # split-K is for shapes with few tiles of C: tune it there (--param)
     }
     defaults = dict(PORTABLE_DEFAULTS)
     flags = FLAGS
@@ -201,6 +207,19 @@ class XGemm(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in PARAMETERS}
+
+    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        """One work-group per MWG x NWG tile of C; with KSPLIT > 1, KSPLIT layers of them,
+        each writing a partial product into the workspace, and a reduction into C."""
+        splits = params["KSPLIT"]
+        if splits == 1:
+            return super().plan(m, n, k, params, itemsize)
+        groups = (ceil(m / params["MWG"]) * params["MDIMC"], ceil(n / params["NWG"]) * params["NDIMC"])
+        ndrange = NDRange((splits, *groups), (1, params["MDIMC"], params["NDIMC"]))
+        return LaunchPlan(ndrange, self.checked_defines(params),
+                          self.local_mem_bytes(params, itemsize),
+                          more=(reduce_step(m, n, splits),), workspace=(splits * m * n,),
+                          args=("M", "N", "K", "A", "lda", "B", "ldb", "W0", "N"))
 
 
 def _set_once(params: dict, name: str, value: Any, alias: str) -> None:

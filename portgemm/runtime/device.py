@@ -31,6 +31,9 @@ class Device:
     opencl_version: str
     platform_version: str = ""
     backend: str = "opencl"
+    extensions: tuple[str, ...] = ()
+    max_clock_mhz: int = 0          # 0 where the driver does not say
+    native_vector_width: int = 1    # floats a SIMD instruction holds, as the driver reports
     handle: Any = field(default=None, compare=False, repr=False)  # pyopencl.Device
 
     @property
@@ -118,5 +121,8 @@ def _describe(d, platform, kind: str, index: int) -> Device:
         driver_version=d.driver_version.strip(),
         opencl_version=d.version.strip(),
         platform_version=platform.version.strip(),
+        extensions=tuple(sorted(d.extensions.split())),
+        max_clock_mhz=int(d.max_clock_frequency or 0),
+        native_vector_width=int(d.native_vector_width_float or 1),
         handle=d,
     )

@@ -1,0 +1,83 @@
+/* phvm: the paper's kernels for a horizontal times a vertical matrix (seed 001: PHVM and
+ * its baseline BasicMM), M, N << K.
+ *
+ * The whole grid of GS work-groups x BS work-items computes one element of C after the
+ * other (the paper's model times M * N single elements): for element (i, j) every
+ * work-item adds up its share of A.row(i) . B.col(j) in a register (L4), the work-group
+ * sums its work-items' values by a tree in local memory (L5), and its first work-item adds
+ * the group's sum into C[i][j] with one atomic add (L6). C must hold zeros beforehand.
+ * How the K range is shared (L4):
+ *   COALESCED = 1 (PHVM, L4^): work-item t takes k = t, t + GS*BS, t + 2*GS*BS, ... so
+ *     neighbouring work-items read neighbouring addresses of a row of A (and of a column
+ *     of B when B is stored column-major, the paper's F.COL(j) as a contiguous vector);
+ *   COALESCED = 0 (BasicMM, L4): work-item t takes the contiguous segment
+ *     [t * ceil(K / (GS*BS)), (t + 1) * ceil(K / (GS*BS))).
+ * Floats have no atomic add in OpenCL 1.2: it is a compare-and-swap loop on the bits
+ * (cl_khr_int64_base_atomics for double). The order of the additions into C varies from
+ * run to run, so the last bits of C do too: the deterministic kernel is tallskinny.
+ * NDRange: GS * BS work-items in work-groups of BS (one dimension); any M, N, K >= 1.
+ */
+#include "common.h"
+
+#ifndef BS
+#define BS 256          // work-items per work-group (the paper's block size), a power of two
+#endif
+#ifndef COALESCED
+#define COALESCED 1     // 1: PHVM's grid-stride loads (L4^); 0: BasicMM's contiguous segments
+#endif
+
+#if USE_FP64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline void atomic_add_real(volatile __global REAL *p, const REAL v)
+{
+    union { ulong bits; double value; } seen, wanted;
+    do {
+        seen.value = *p;
+        wanted.value = seen.value + v;
+    } while (atom_cmpxchg((volatile __global ulong *)p, seen.bits, wanted.bits) != seen.bits);
+}
+#else
+inline void atomic_add_real(volatile __global REAL *p, const REAL v)
+{
+    union { uint bits; float value; } seen, wanted;
+    do {
+        seen.value = *p;
+        wanted.value = seen.value + v;
+    } while (atomic_cmpxchg((volatile __global uint *)p, seen.bits, wanted.bits) != seen.bits);
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(BS, 1, 1)))
+void gemm(GEMM_ARGS)
+{
+    const int lid = get_local_id(0);
+    const int t = get_global_id(0);
+    const int threads = get_global_size(0);
+    __local REAL sums[BS];
+#if !COALESCED
+    const int per = (K + threads - 1) / threads;
+    const int k_begin = min(K, t * per);
+    const int k_end = min(K, k_begin + per);
+#endif
+    for (int e = 0; e < M * N; ++e) {
+        const int i = e / N;
+        const int j = e % N;
+        REAL acc = 0;
+#if COALESCED
+        for (int k = t; k < K; k += threads)
+#else
+        for (int k = k_begin; k < k_end; ++k)
+#endif
+            acc = mad(A_AT(i, k), B_AT(k, j), acc);
+        sums[lid] = acc;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = BS / 2; s > 0; s >>= 1) {
+            if (lid < s)
+                sums[lid] += sums[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0)
+            atomic_add_real(C + i * ldc + j, sums[0]);
+        barrier(CLK_LOCAL_MEM_FENCE);  /* sums[] is reused for the next element */
+    }
+}

@@ -1,0 +1,71 @@
+"""phvm and basicmm: the paper's kernels for a horizontal times a vertical matrix (seed 001).
+
+One kernel family (kernels_cl/phvm.cl), two variants that differ only in how a work-item
+takes its share of K: ``phvm`` with grid-stride, coalesced loads, ``basicmm`` with a
+contiguous segment. GS work-groups of BS work-items compute one element of C after the
+other; each group adds its sum into C with one atomic add (so C starts at zero and the
+last bits of C vary from run to run). GS and BS are the paper's names; the time-cost
+model that chooses them is :mod:`portgemm.tune.phvm_model`.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from ..errors import ParameterError
+from ..runtime.device import Device
+from ..runtime.ndrange import NDRange
+from .base import LaunchPlan, Params, Variant, restriction
+
+POWERS_OF_TWO = [2 ** p for p in range(5, 11)]  # 32 ... 1024
+INT_LIMIT = 2 ** 31 - 1
+
+
+@restriction("BS must be a power of two (the work-group sums by halving)")
+def _power_of_two(p: Params) -> bool:
+    return p["BS"] & (p["BS"] - 1) == 0
+
+
+class Phvm(Variant):
+    name = "phvm"
+    source_file = "phvm.cl"
+    summary = ("the paper's PHVM: the grid computes one element of C after the other, "
+               "coalesced grid-stride loads, a tree per group, one atomic add per group")
+    space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO}
+    defaults = {"GS": 128, "BS": 256}
+    restrictions = (_power_of_two,)
+    coalesced = 1
+
+    def work_group(self, params: Params) -> tuple[int, int]:
+        return 1, params["BS"]
+
+    def private_values(self, params: Params) -> int:
+        return 4
+
+    def local_mem_bytes(self, params: Params, itemsize: int) -> int:
+        return params["BS"] * itemsize
+
+    def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
+        found = super().problems(params, device, itemsize)
+        if itemsize == 8 and "cl_khr_int64_base_atomics" not in device.extensions:
+            found.append("float64 needs 64-bit atomics (cl_khr_int64_base_atomics), which "
+                         "the device does not report")
+        return found
+
+    def defines(self, params: Params) -> dict:
+        return {"BS": params["BS"], "COALESCED": self.coalesced}
+
+    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        """GS groups of BS work-items, but no more groups than K gives work to."""
+        threads = min(params["GS"], ceil(k / params["BS"])) * params["BS"]
+        if k + threads > INT_LIMIT:
+            raise ParameterError(f"{self.name}: K + GS*BS = {k + threads} exceeds the kernels' "
+                                 f"32-bit index limit {INT_LIMIT}")
+        return LaunchPlan(NDRange(threads, params["BS"]), self.checked_defines(params),
+                          self.local_mem_bytes(params, itemsize), zero_c=True)
+
+
+class BasicMM(Phvm):
+    name = "basicmm"
+    summary = "the paper's BasicMM baseline: PHVM with a contiguous segment of K per work-item"
+    coalesced = 0
