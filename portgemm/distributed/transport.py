@@ -1,0 +1,118 @@
+"""Every MPI call the partitions make, timed as communication, with a choice of waiting.
+
+MPICH busy-polls while a blocking call waits. Where ranks share cores (4 ranks on a
+2-core machine, or a master that only waits), a spinning rank takes the core from a rank
+that computes, so by default every operation is posted non-blocking and waited for by
+polling with short, growing sleeps ("yield"). "spin" uses the blocking calls, for
+clusters with a core per rank where the last microseconds of latency matter.
+``PORTGEMM_MPI_WAIT`` sets the default.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from .clock import Clock
+
+WAITS = ("yield", "spin")
+WAIT_ENV = "PORTGEMM_MPI_WAIT"
+_LONGEST_NAP = 5e-4  # s: the most a finished transfer is noticed late
+
+
+def default_wait() -> str:
+    wait = os.environ.get(WAIT_ENV, "yield")
+    if wait not in WAITS:
+        raise ValueError(f"{WAIT_ENV}={wait!r}; use one of {', '.join(WAITS)}")
+    return wait
+
+
+def wait_for(request: Any) -> None:
+    """Poll until ``request`` completes, sleeping a little longer each time (MPI makes
+    progress inside Test, so the transfer itself is not slowed, only noticed later)."""
+    nap = 0.0
+    while not request.Test():
+        if nap:
+            time.sleep(nap)
+        nap = min(max(2 * nap, 1e-5), _LONGEST_NAP)
+
+
+class Transport:
+    """One communicator's operations, each counted in ``clock.comm_ms``. Buffers are
+    contiguous numpy arrays; their sizes are known on every rank beforehand (the layout
+    is arithmetic on the agreed shape), so no size ever travels separately."""
+
+    def __init__(self, comm: Any, clock: Clock, wait: str | None = None):
+        self.comm = comm
+        self.clock = clock
+        self.wait = wait or default_wait()
+        if self.wait not in WAITS:
+            raise ValueError(f"wait={self.wait!r}; use one of {', '.join(WAITS)}")
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+
+    def on(self, comm: Any) -> Transport:
+        """The same clock and waiting on another communicator (a SUMMA row or column)."""
+        return Transport(comm, self.clock, self.wait)
+
+    def _run(self, blocking, nonblocking, *args, **kwargs):
+        with self.clock.comm():
+            if self.wait == "spin":
+                return blocking(*args, **kwargs)
+            wait_for(nonblocking(*args, **kwargs))
+
+    # --- point to point ------------------------------------------------------------
+    def send(self, array: np.ndarray, dest: int, tag: int) -> None:
+        self._run(self.comm.Send, self.comm.Isend, _contiguous(array), dest=dest, tag=tag)
+
+    def recv(self, array: np.ndarray, source: int, tag: int) -> None:
+        self._run(self.comm.Recv, self.comm.Irecv, array, source=source, tag=tag)
+
+    # --- collectives on buffers ----------------------------------------------------
+    def bcast(self, array: np.ndarray, root: int) -> None:
+        if self.size > 1:
+            self._run(self.comm.Bcast, self.comm.Ibcast, array, root=root)
+
+    def scatter(self, send: Any, recv: Any, root: int) -> None:
+        self._run(self.comm.Scatter, self.comm.Iscatter, send, recv, root=root)
+
+    def gather(self, send: Any, recv: Any, root: int) -> None:
+        self._run(self.comm.Gather, self.comm.Igather, send, recv, root=root)
+
+    def allreduce(self, array: np.ndarray) -> np.ndarray:
+        """The elementwise sum over ranks, in place."""
+        if self.size > 1:
+            mpi = _mpi()
+            self._run(self.comm.Allreduce, self.comm.Iallreduce, mpi.IN_PLACE, array,
+                      op=mpi.SUM)
+        return array
+
+    def barrier(self) -> None:
+        self._run(self.comm.Barrier, self.comm.Ibarrier)
+
+    # --- small Python objects ------------------------------------------------------
+    def allgather_object(self, obj: Any) -> list:
+        """mpi4py has no non-blocking object collectives: wait (yielding) until every rank
+        has arrived, then the blocking call returns at once."""
+        with self.clock.comm():
+            if self.wait == "yield" and self.size > 1:
+                wait_for(self.comm.Ibarrier())
+            return self.comm.allgather(obj)
+
+    def gather_object(self, obj: Any, root: int) -> list | None:
+        with self.clock.comm():
+            if self.wait == "yield" and self.size > 1:
+                wait_for(self.comm.Ibarrier())
+            return self.comm.gather(obj, root=root)
+
+
+def _contiguous(array: np.ndarray) -> np.ndarray:
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+
+
+def _mpi():
+    from .mpi import load_mpi
+    return load_mpi()

@@ -1,0 +1,399 @@
+"""Distributed GEMM over MPI: real ``mpiexec`` jobs of 1-4 ranks (oversubscribed on a
+small machine: MPICH's hydra needs no flag for that), every partition on awkward shapes
+checked against float64, the errors every rank must agree on, a failing rank and a hung
+one ending the job, and the message when mpi4py is missing. Unit tests of the layout, the
+model and the check run in this process without MPI."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from portgemm.distributed.layout import (
+    BlockLayout,
+    even_ranges,
+    master_worker_ranges,
+    padded_ranges,
+    process_grid,
+)
+
+ALL = ("p2p", "rows", "2d", "summa", "splitk")
+# 1x1x1; primes; n = 1; more ranks than rows (m = 2, 3); K < P (k = 1, 2)
+AWKWARD = "1x1x1,13x11x7,2x7x3,3x17x2,31x1x5,2x3x1"
+REPO = Path(__file__).resolve().parent.parent
+MPIEXEC = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
+
+
+def mpi_ready() -> str | None:
+    """Why MPI jobs cannot run here, or None."""
+    try:
+        import mpi4py  # noqa: F401  (imports the package only: MPI is not initialised)
+    except ImportError:
+        return 'mpi4py is not installed: pip install "portgemm[mpi]"'
+    return None if MPIEXEC else "no mpiexec (the mpich wheel brings one)"
+
+
+needs_mpi = pytest.mark.skipif(mpi_ready() is not None, reason=str(mpi_ready()))
+
+
+def mpiexec(ranks: int, args: list[str], timeout: float = 90) -> subprocess.CompletedProcess:
+    """``mpiexec -n ranks python ARGS``; ``timeout`` ends a hung job (the test then fails)."""
+    return subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def run_cli(ranks: int, tmp_path: Path, *options: str, timeout: float = 90):
+    out = tmp_path / f"out{ranks}.json"
+    done = mpiexec(ranks, ["-m", "portgemm.distributed", "--reps", "1", "--check",
+                           "--json", str(out), *options], timeout)
+    return done, (json.loads(out.read_text()) if out.exists() else None)
+
+
+# A job's ranks write their lines to files of their own: lines printed by several
+# ranks at once may be interleaved by mpiexec's forwarding.
+REPORT = """
+import os as _os
+def report(line):
+    with open(_os.path.join({folder!r}, f"rank{{rank}}.txt"), "a") as f:
+        f.write(line + "\\n")
+"""
+
+
+def run_script(ranks: int, tmp_path: Path, code: str, timeout: float = 90):
+    """Run ``code`` (which may call ``report(line)`` once it has set ``rank``)."""
+    script = tmp_path / "job.py"
+    script.write_text(REPORT.format(folder=str(tmp_path)) + textwrap.dedent(code))
+    return mpiexec(ranks, [str(script)], timeout)
+
+
+def reported(tmp_path: Path) -> list[str]:
+    return [line for path in sorted(tmp_path.glob("rank*.txt"))
+            for line in path.read_text().splitlines()]
+
+
+def assert_all_right(done, data, ranks: int, partitions=ALL, sizes=AWKWARD) -> None:
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = data["records"]
+    shapes = [tuple(int(v) for v in s.split("x")) for s in sizes.split(",")]
+    assert {(r["partition"], (r["m"], r["n"], r["k"])) for r in records} == \
+        {(p, s) for p in partitions for s in shapes}
+    for r in records:
+        assert r["ranks"] == ranks and len(r["per_rank"]) == ranks
+        assert r["relerr"] <= r["tolerance"] and r["ok"], r
+        assert r["total_ms"] > 0 and r["compute_ms"] >= 0 and r["comm_ms"] >= 0
+        assert r["comm_ms"] + r["compute_ms"] == pytest.approx(r["total_ms"])
+
+
+# --- every partition, every awkward shape, 1-4 ranks ---------------------------------
+
+@needs_mpi
+@pytest.mark.parametrize("ranks,options", [
+    (1, ["--backend", "host", "--variant", "threads-rows"]),
+    (2, []),                                              # Intel's CPU runtime (default)
+    (3, ["--backend", "host", "--variant", "serial-ikj", "--panel", "2", "--no-overlap"]),
+    (4, ["--panel", "1"]),
+], ids=["1-host", "2-opencl", "3-host-panel", "4-opencl-panel"])
+def test_every_partition_on_awkward_shapes(tmp_path, ranks, options):
+    done, data = run_cli(ranks, tmp_path, "--partition", "all", "--sizes", AWKWARD, *options)
+    assert_all_right(done, data, ranks)
+    table = done.stdout
+    for column in ("comm ms", "compute ms", "total ms", "GFLOPS", "eff %", "relerr"):
+        assert column in table
+    assert all(r["operands"] == ("blocks" if r["partition"] in ("summa", "splitk")
+                                 else "root") for r in data["records"])
+
+
+@needs_mpi
+def test_summa_and_splitk_from_the_root_in_float64(tmp_path):
+    sizes = "1x1x1,5x9x3,2x2x7"
+    done, data = run_cli(4, tmp_path, "--partition", "summa,splitk", "--operands", "root",
+                         "--dtype", "float64", "--sizes", sizes)
+    assert_all_right(done, data, 4, ("summa", "splitk"), sizes)
+    assert {r["operands"] for r in data["records"]} == {"root"}
+    assert max(r["relerr"] for r in data["records"]) < 1e-12  # float64 all the way
+
+
+@needs_mpi
+def test_pocl_in_several_processes(tmp_path):
+    from conftest import device_status
+
+    pocl = [d for d, why in device_status() if "portable" in d.platform.lower() and not why]
+    if not pocl:
+        pytest.skip("PoCL cannot build kernels here")
+    sizes = "1x1x1,13x11x7"
+    done, data = run_cli(2, tmp_path, "--sizes", sizes, "--device", "pocl",
+                         "--variant", "naive")
+    assert_all_right(done, data, 2, ALL, sizes)
+    assert {p["device"] for r in data["records"] for p in r["per_rank"]} == \
+        {pocl[0].filter_string}
+
+
+# --- the library API: root elsewhere, F order, float64, blocks, per-rank options ------
+
+API_JOB = """
+    import numpy as np
+    from mpi4py import MPI
+    from portgemm import distributed as d
+    comm = MPI.COMM_WORLD
+    rank, size = comm.rank, comm.size
+    rng = np.random.default_rng(5)
+    m, n, k = 11, 7, 10
+    a, b = rng.random((m, k)), rng.random((k, n))
+    want = a @ b
+    host = d.LocalOptions(backend="host", variant="serial-ikj")
+    # each rank its own choice: even ranks the host backend, odd ranks OpenCL
+    per_rank = lambda r, local: host if r % 2 == 0 else d.LocalOptions(variant="naive")
+
+    def close(c):
+        return c is not None and c.shape == want.shape and np.allclose(c, want, rtol=1e-12)
+
+    bad = []
+    for part in d.PARTITIONS:  # from rank 1, A in Fortran order
+        r = d.gemm(np.asfortranarray(a) if rank == 1 else None, b if rank == 1 else None,
+                   part, root=1, local=per_rank)
+        holds_c = rank == 1 or part == "splitk"
+        if not (close(r.c) if holds_c else r.c is None):
+            bad.append(("root 1", part, rank))
+        if r.dtype != "float64" or (r.m, r.n, r.k) != (m, n, k) or r.ranks != size:
+            bad.append(("result fields", part))
+    layout = d.block_layout(m, n, k, size)
+    for panel, overlap in ((None, True), (3, True), (4, False), (1, True)):
+        r = d.gemm_blocks(a[layout.a_block(rank)], b[layout.b_block(rank)], (m, n, k),
+                          "summa", local=host, panel=panel, overlap=overlap)
+        if r.c_block != layout.c_block(rank) or not np.allclose(r.c, want[r.c_block]):
+            bad.append(("summa blocks", panel, overlap, rank))
+    cuts = [0, 7, 7, 10][: size] + [10]  # an uneven K split with an empty slice
+    mine = slice(cuts[rank], cuts[rank + 1]) if rank < size - 1 else slice(cuts[rank], k)
+    r = d.gemm_blocks(a[:, mine], b[mine], (m, n, k), "splitk", local=host)
+    if not close(r.c):
+        bad.append(("splitk blocks", rank))
+    report(("BAD" if bad else "OK") + f" {rank} {bad}")
+"""
+
+
+@needs_mpi
+def test_library_api_on_three_ranks(tmp_path):
+    done = run_script(3, tmp_path, API_JOB)
+    assert done.returncode == 0, done.stderr
+    assert reported(tmp_path) == ["OK 0 []", "OK 1 []", "OK 2 []"], done.stdout + done.stderr
+
+
+# --- errors: the same on every rank, no hang; failures and hangs abort -----------------
+
+ERRORS_JOB = """
+    import numpy as np
+    from mpi4py import MPI
+    from portgemm import distributed as d
+    comm = MPI.COMM_WORLD
+    rank = comm.rank
+    a, b = np.ones((4, 3), np.float32), np.ones((5, 2), np.float32)
+
+    def attempt(label, call):
+        try:
+            call()
+            report(f"{label} {rank} NO ERROR")
+        except Exception as exc:
+            one_line = " | ".join(str(exc).splitlines())
+            report(f"{label} {rank} {type(exc).__name__}: {one_line}")
+
+    attempt("shapes", lambda: d.gemm(a if rank == 0 else None, b if rank == 0 else None, "2d"))
+    attempt("partition", lambda: d.gemm(a, a.T.copy(), "bogus"))
+    attempt("disagree", lambda: d.gemm(a, a.T.copy(), "rows" if rank else "summa"))
+    attempt("blocks", lambda: d.gemm_blocks(np.ones((2, 2)), np.ones((2, 2)), (4, 4, 4),
+                                            "summa" if rank != 2 else "splitk"))
+    attempt("blockshape", lambda: d.gemm_blocks(np.ones((2, 2)), np.ones((2, 2)),
+                                                (4, 4, 4), "summa"))
+    attempt("dtype", lambda: d.gemm(a.astype(np.int32), a.T.copy(), "p2p"))
+    attempt("device", lambda: d.gemm(a, a.T.copy(), "rows",
+                                     local={"device": "opencl:cpu:{rank}"}))
+    # and the communicator still works after all of that
+    report(f"after {rank} {comm.allreduce(1)}")
+"""
+
+
+@needs_mpi
+def test_bad_input_raises_the_same_error_on_every_rank(tmp_path):
+    done = run_script(3, tmp_path, ERRORS_JOB, timeout=60)
+    assert done.returncode == 0, done.stderr
+    by_label: dict[str, dict[int, str]] = {}
+    for line in reported(tmp_path):
+        label, rank, message = line.split(" ", 2)
+        by_label.setdefault(label, {})[int(rank)] = message
+    expected = {"shapes": ("ShapeError", "do not align"),
+                "partition": ("PartitionError", "unknown partition 'bogus'"),
+                "disagree": ("PartitionError", "ranks disagree"),
+                "blocks": ("PartitionError", "ranks disagree"),
+                "blockshape": ("ShapeError", "rank 0 of 3: SUMMA on a 3x1 grid gives"),
+                "dtype": ("OperandTypeError", "int32"),
+                "device": ("RankSetupError", "rank 2 of 3")}
+    for label, fragments in expected.items():
+        messages = by_label[label]
+        assert set(messages) == {0, 1, 2}, (label, messages)
+        assert len(set(messages.values())) == 1, (label, messages)  # identical everywhere
+        assert all(f in messages[0] for f in fragments), (label, messages[0])
+    assert by_label["after"] == {0: "3", 1: "3", 2: "3"}
+
+
+@needs_mpi
+def test_unknown_partition_on_the_command_line(tmp_path):
+    done, data = run_cli(3, tmp_path, "--partition", "rows,bogus", "--sizes", "5",
+                         timeout=60)
+    assert done.returncode == 2 and data is None
+    said = dict(re.findall(r"^portgemm\.distributed: rank (\d): (.*)$", done.stderr, re.MULTILINE))
+    assert len(said) == 3, done.stderr
+    assert set(said) == {"0", "1", "2"} and len(set(said.values())) == 1, done.stderr
+    assert "PartitionError: rank 0 of 3: unknown partition 'bogus'" in said["0"]
+
+
+FAILING_RANK_JOB = """
+    import numpy as np
+    from mpi4py import MPI
+    from portgemm import distributed as d
+    rank = MPI.COMM_WORLD.rank
+    # rank 1's parameters are wrong; only its local product finds out, after the agreement
+    schedule = "bogus" if rank == 1 else "static"
+    local = d.LocalOptions(backend="host", variant="threads-rows", params={"schedule": schedule})
+    a = np.ones((40, 30), np.float32)
+    d.gemm(a, a.T.copy(), "rows", local=local)
+    print("finished", rank, flush=True)
+"""
+
+
+@needs_mpi
+def test_a_failing_rank_aborts_the_job_with_its_message(tmp_path):
+    done = run_script(3, tmp_path, FAILING_RANK_JOB, timeout=60)
+    assert done.returncode == 3, done.stdout + done.stderr  # faults.ABORT_CODE
+    assert "rank 1: (of 3) failed, aborting the job" in done.stderr
+    assert "unknown schedule 'bogus'" in done.stderr
+    assert "finished 0" not in done.stdout  # rank 0 never got its C: it was aborted
+
+
+HUNG_JOB = """
+    import time
+    from mpi4py import MPI
+    from portgemm.distributed import Watchdog
+    comm = MPI.COMM_WORLD
+    Watchdog(comm, 1.0).start()
+    if comm.rank == 1:
+        time.sleep(60)  # never reaches the barrier the others wait in
+    comm.Barrier()
+"""
+
+
+@needs_mpi
+def test_the_watchdog_aborts_a_hung_job(tmp_path):
+    done = run_script(2, tmp_path, HUNG_JOB, timeout=30)
+    assert done.returncode == 124, done.stderr  # faults.TIMEOUT_CODE
+    assert "timed out after 1 s" in done.stderr
+
+
+@needs_mpi
+def test_command_line_timeout(tmp_path):
+    # a serial triple loop on 1200^3 takes seconds; the watchdog stops it at 0.3 s
+    done, data = run_cli(2, tmp_path, "--sizes", "1200", "--partition", "rows",
+                         "--backend", "host", "--variant", "serial-ijk", "--timeout", "0.3",
+                         timeout=60)
+    assert done.returncode == 124 and data is None, done.stderr
+    assert "timed out after 0.3 s (--timeout)" in done.stderr
+
+
+# --- without mpi4py ------------------------------------------------------------------
+
+def test_missing_mpi4py_names_the_install(monkeypatch):
+    from portgemm import BackendUnavailableError, distributed
+    from portgemm.distributed.__main__ import main
+
+    monkeypatch.setitem(sys.modules, "mpi4py", None)  # import mpi4py now fails
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)
+    a = np.ones((3, 3), np.float32)
+    for call in (lambda: distributed.gemm(a, a, "rows"),
+                 lambda: distributed.gemm_blocks(a, a, (3, 3, 3), "summa"),
+                 lambda: main(["--sizes", "3"])):
+        with pytest.raises(BackendUnavailableError, match=r'pip install "portgemm\[mpi\]"'):
+            call()
+
+
+def test_importing_the_package_does_not_start_mpi():
+    code = ("import sys, portgemm.distributed, portgemm.distributed.report; "
+            "print(sorted(m for m in sys.modules if m.startswith('mpi4py')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
+
+
+# --- layout, model and check, in this process ----------------------------------------
+
+@pytest.mark.parametrize("ranks", range(1, 17))
+def test_process_grid_is_the_largest_divisor_below_the_square_root(ranks):
+    rows, cols = process_grid(ranks)
+    assert rows * cols == ranks and cols <= rows
+    assert cols == max(d for d in range(1, ranks + 1) if ranks % d == 0 and d * d <= ranks)
+
+
+@pytest.mark.parametrize("n,parts", [(1, 1), (1, 4), (5, 4), (10, 3), (7, 7), (3, 5)])
+def test_splits_cover_every_index_once(n, parts):
+    for split in (even_ranges, padded_ranges):
+        ranges = split(n, parts)
+        assert len(ranges) == parts and [i for r in ranges for i in r] == list(range(n))
+    assert [len(r) for r in padded_ranges(5, 4)] == [2, 2, 1, 0]      # the seed's padding
+    workers = master_worker_ranges(n, parts)
+    assert [i for r in workers for i in r] == list(range(n))
+    assert all(len(r) == n // parts for r in workers[:-1])             # rest on the last
+
+
+@pytest.mark.parametrize("shape,ranks,panel", [((7, 5, 7), 3, None), ((7, 5, 7), 3, 4),
+                                               ((9, 9, 9), 6, None), ((9, 9, 9), 6, 2),
+                                               ((2, 3, 1), 4, None), ((8, 8, 16), 4, 16)])
+def test_summa_steps_cover_k_once_with_the_right_owners(shape, ranks, panel):
+    layout = BlockLayout.for_ranks(*shape, ranks)
+    steps = layout.steps(panel)
+    pieces = [p for step in steps for p in step]
+    assert [i for p in pieces for i in range(p.k0, p.k1)] == list(range(shape[2]))
+    for p in pieces:
+        assert set(range(p.k0, p.k1)) <= set(layout.a_k_ranges[p.a_owner])
+        assert set(range(p.k0, p.k1)) <= set(layout.b_k_ranges[p.b_owner])
+    if panel:
+        assert all(sum(p.width for p in step) <= panel for step in steps)
+    # the blocks of C tile C exactly
+    cover = np.zeros(shape[:2], int)
+    for r in range(ranks):
+        cover[layout.c_block(r)] += 1
+    assert (cover == 1).all()
+
+
+def test_model_volumes():
+    from portgemm.distributed.model import predict, volume
+
+    for partition in ALL:
+        assert volume(partition, 1, 100, 100, 100).bytes == 0
+    n = 4096
+    summa = [volume("summa", p, n, n, n, operands="blocks").busiest_bytes for p in (4, 16, 64)]
+    assert summa[0] > summa[1] > summa[2]  # each rank moves less as the grid grows
+    rows = [volume("rows", p, n, n, n).busiest_bytes for p in (4, 16, 64)]
+    assert rows[0] < rows[1] < rows[2]  # the root sends B to every rank
+    assert volume("rows", 16, n, n, n).root_buffer_bytes == 16 * (n // 16 * n + n * n) * 4
+    p = predict("summa", 16, n, n, n, gbps=100, operands="blocks")
+    assert 0 < p.efficiency <= p.overlapped_efficiency <= 1
+
+
+def test_check_finds_a_wrong_block_fully_and_projected(monkeypatch):
+    from portgemm.distributed import report
+
+    a, b = report.make_operands(40, 30, 20, "float32", 1)
+    c = (a.astype(np.float64) @ b).astype(np.float32)
+    assert report.check(c, a, b, 1)[0] < 1e-6
+    c[:5, :5] += 1.0
+    assert report.check(c, a, b, 1) [0] > 1e-3
+    monkeypatch.setattr(report, "FULL_CHECK_LIMIT", 0)  # the O(n^2) check of big runs
+    relerr, how = report.check(c, a, b, 1)
+    assert how == "projected" and relerr > 1e-3
+    c[0, 0] = np.nan
+    assert not report.check(c, a, b, 1)[0] <= 1.0
