@@ -8,8 +8,8 @@ built programs, database reads, choices of ``variant="auto"``, launch plans.
 
 Not caches, so not cleared: the OpenCL driver registration (the ICD loader reads it once
 per process) and the host worker threads. Built programs on disk (:mod:`portgemm.runtime
-.program_cache`) outlive the process on purpose; ``clear_caches(disk=True)`` removes them
-too.
+.program_cache`, and numba's for the host backend, :mod:`portgemm.backends.jit`) outlive
+the process on purpose; ``clear_caches(disk=True)`` removes them too.
 """
 
 from __future__ import annotations
@@ -54,12 +54,17 @@ def registered() -> list[str]:
 
 def clear_caches(disk: bool = False) -> None:
     """Forget everything portgemm remembers in this process; ``disk=True`` also deletes
-    the built programs cached on disk. Arrays and results already returned stay valid."""
+    what it compiled onto disk (OpenCL programs, the host backend's numba kernels).
+    Arrays and results already returned stay valid."""
     with _lock:
         clearers = list(_clearers.values())
     for clear in clearers:
         clear()
     if disk:
+        import shutil
+
+        from .backends.jit import numba_cache_dir
         from .runtime.program_cache import clear_disk_cache
 
         clear_disk_cache()
+        shutil.rmtree(numba_cache_dir(), ignore_errors=True)

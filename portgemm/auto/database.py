@@ -91,15 +91,16 @@ _stamps: dict = cache_dict("portgemm.auto.database._stamps")      # path -> (rea
 _contents: dict = cache_dict("portgemm.auto.database._contents")  # path -> (stamp, data)
 
 
-def file_stamp(path: Path, *, fresh: bool = False) -> tuple[int, int] | None:
-    """(mtime_ns, size) of a file, None if absent; read again at most once a second (a
+def file_stamp(path: Path, *, fresh: bool = False) -> tuple[int, int, int] | None:
+    """(mtime_ns, size, inode) of a file, None if absent (a save replaces the file, so a
+    new inode tells two writes in the same clock tick apart); read again at most once a second (a
     stat per call costs more than a warm matmul on some systems) unless ``fresh``."""
     now = time.monotonic()
     cached = _stamps.get(path)
     if fresh or cached is None or now - cached[0] > STAMP_INTERVAL_S:
         try:
             stat = os.stat(path)
-            stamp = (stat.st_mtime_ns, stat.st_size)
+            stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         except OSError:
             stamp = None
         cached = _stamps[path] = (now, stamp)

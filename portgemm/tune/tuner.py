@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..families import get_variant
 from ..families.base import Variant
+from ..operands import check_device_memory
 from ..runtime.device import Device
 from ..runtime.queue import Queue
 from ..runtime.selectors import DeviceSpec, select_device
@@ -82,6 +83,9 @@ def tune(variant: str | Variant, device: DeviceSpec | Device = None, sizes=(512,
     if not 0 < fraction <= 1:
         raise ParameterError(f"fraction must be in (0, 1], got {fraction}")
     shapes = _shapes(sizes)
+    for m, n, k in shapes:  # operands the device cannot hold: the clear error, up front
+        check_device_memory(chosen, np.broadcast_to(np.zeros((), dtype), (m, k)),
+                            np.broadcast_to(np.zeros((), dtype), (k, n)))
     chosen_space = search_space(impl, space)
     total = space_size(chosen_space)
     valid, invalid, invalid_reasons = _points(impl, chosen, dtype.itemsize, chosen_space,

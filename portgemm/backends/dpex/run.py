@@ -12,7 +12,6 @@ from ...caches import memoize
 from ...errors import ParameterError
 from ...families import get_variant
 from ...families.base import Variant
-from ...operands import check_operands
 from ...result import GemmResult
 from ...runtime.device import Device
 from .. import Resolved
@@ -120,8 +119,8 @@ def launch(resolved: Resolved, a: np.ndarray, b: np.ndarray, *,
 def run_dpex(a, b, *, device: Any = DEFAULT_DEVICE, variant: str = "tiled",
              params: Mapping[str, Any] | None = None,
              poison: float | None = None) -> DpexResult:
-    """C = A @ B with a numba-dpex kernel on a SYCL device; C and its times
-    (``portgemm.gemm(a, b, backend="dpex", ...)`` in one call).
+    """C = A @ B with a numba-dpex kernel on a SYCL device; C and its times: the same as
+    ``portgemm.gemm(a, b, backend="dpex", ...)`` (empty products included).
 
     device: see :func:`device_for`. variant: "naive", "tiled", "inreg" or "local";
     params: its parameters (those of :mod:`portgemm.families`), missing ones take
@@ -131,10 +130,10 @@ def run_dpex(a, b, *, device: Any = DEFAULT_DEVICE, variant: str = "tiled",
     DeviceNotFoundError, ValueError for bad shapes (ParameterError for parameters and
     limits), TypeError for dtypes (float64 on a device without fp64 included).
     """
-    a, b = check_operands(a, b)
-    get_dpex_variant(variant).resolve(params)  # parameter errors come before any import
-    info = device_for(device)
-    return launch(resolve_dpex(info, variant, params, a.dtype), a, b, poison=poison)
+    from ...api import gemm
+
+    return gemm(a, b, device=device, variant=variant, params=params, backend="dpex",
+                poison=poison)
 
 
 def _kernel_time(event, profiling: bool, launch_ms: float) -> tuple[float, str, tuple]:
