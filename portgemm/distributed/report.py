@@ -11,9 +11,10 @@ the headline of a call is
   compute did not hide,
 
 and the call with the median total is reported (its per-rank times kept in the record).
-The one-rank time is this rank 0's local product of the whole problem on the same device
-and options, measured in the same run (median of ``reps`` after a warm-up);
-efficiency = one-rank time / (P x total_ms).
+The one-rank time is rank 0's local product of the whole problem on the same device and
+options, timed just before each of those calls while the other ranks wait (a shared
+machine's load changes by the second: paired runs see the same conditions); its median
+over the reps gives efficiency = one-rank time / (P x total_ms).
 """
 
 from __future__ import annotations
@@ -113,17 +114,16 @@ class Comparison:
         a = b = None
         if self.rank == 0 or needs_all:
             a, b = make_operands(m, n, k, self.s.dtype, self.s.seed)
-        one_rank = self._one_rank(a, b)
+        if self.rank == 0:
+            timed_product(a, b, self.setup)  # warm-up of the one-rank product
         for partition in partitions:
-            self._case(partition, a, b, (m, n, k), one_rank)
+            self._case(partition, a, b, (m, n, k))
 
     def _one_rank(self, a, b) -> float | None:
-        times = []
-        if self.rank == 0:
-            timed_product(a, b, self.setup)  # warm-up
-            times = [timed_product(a, b, self.setup)[1] for _ in range(self.s.reps)]
-        self.transport.barrier()  # the others wait here, yielding the cores
-        return statistics.median(times) if times else None
+        """Rank 0's product of the whole problem; the others wait, yielding the cores."""
+        ms = timed_product(a, b, self.setup)[1] if self.rank == 0 else None
+        self.transport.barrier()
+        return ms
 
     def _call(self, partition: str, a, b, shape) -> Any:
         s = self.s
@@ -144,19 +144,20 @@ class Comparison:
         mine = span(even_ranges(k, self.size)[self.rank])
         return np.ascontiguousarray(a[:, mine]), np.ascontiguousarray(b[mine])
 
-    def _case(self, partition: str, a, b, shape, one_rank: float | None) -> None:
+    def _case(self, partition: str, a, b, shape) -> None:
         call = self._call(partition, a, b, shape)
         call()  # warm-up
-        calls = []
+        calls, one_rank = [], []
         for _ in range(self.s.reps):
-            self.transport.barrier()
+            one_rank.append(self._one_rank(a, b))  # ends in a barrier: a common start
             result = call()
             times = self.transport.gather_object(
                 (result.comm_ms, result.compute_ms, result.total_ms, result.device), 0)
             calls.append((result, times))
         c = self._whole_c(calls[-1][0])
         if self.rank == 0:
-            self.records.append(self._record(partition, shape, a, b, c, calls, one_rank))
+            self.records.append(self._record(partition, shape, a, b, c, calls,
+                                             statistics.median(one_rank)))
 
     def _whole_c(self, result) -> np.ndarray | None:
         """C on rank 0 for the check; SUMMA on blocks leaves it in blocks, gathered here
