@@ -8,7 +8,8 @@ waits, polling, in a non-blocking barrier until every rank of the communicator h
 arrived, then runs as the blocking call. Polling a non-blocking collective instead would
 slow the transfer itself: MPICH moves a large scatter or gather in many pieces, each
 only when the rank calls into MPI, so every sleep between polls would delay one piece
-(measured: a 21 MB packed scatter over 4 ranks took 180 ms instead of 25 ms).
+(measured: ``rows`` on 4 ranks at 1024^3, a 21 MB packed scatter and a gather, spent
+180 ms communicating instead of 27 ms).
 "spin" uses the blocking calls only, for clusters with a core per rank where the last
 microseconds matter. ``PORTGEMM_MPI_WAIT`` sets the default.
 """
