@@ -1,9 +1,11 @@
 /* tallskinny: C = A * B for small M, N and a deep K, at the speed of reading A and B once.
  *
- * Each work-item keeps a whole TM x TN tile of C in registers and walks K with a grid
- * stride: work-item g*BS + l of a tile takes k = g*BS + l, then k + GS*BS, ... so
- * neighbouring work-items read neighbouring addresses of each row of A and of B (each
- * input element is read once per tile). The work-group then sums its work-items' tiles
+ * Each work-item keeps a whole TM x TN tile of C in registers. Work-group g of a tile
+ * takes the g-th of GS contiguous runs of K and its work-item l the values k = start + l,
+ * start + l + BS, ...: neighbouring work-items read neighbouring addresses of each row of
+ * A and of B (coalesced on a GPU, one SIMD load on a CPU), and each group (each CPU
+ * core) streams a region of its own. Each input element is read once per tile. The
+ * work-group then sums its work-items' tiles
  * by a tree in local memory, RCH accumulators at a time, and writes one partial tile
  * into slice g of the workspace W (GS slices of M x N); kernels_cl/reduce.cl's
  * sum_slices adds the GS slices into C in a fixed order. No atomics: the same inputs
@@ -41,7 +43,10 @@ void partial_tiles(const int M, const int N, const int K,
     const int tiles = ((M + TM - 1) / TM) * tiles_n;
     const int tile = get_group_id(0) % tiles;
     const int g = get_group_id(0) / tiles;
-    const int stride = (get_num_groups(0) / tiles) * BS;
+    const int groups = get_num_groups(0) / tiles;
+    /* Group g's contiguous run of K (whole steps of BS), walked with a stride of BS. */
+    const int run = ((K + groups - 1) / groups + BS - 1) / BS * BS;
+    const int k_end = min(K, (g + 1) * run);
     const int m0 = (tile / tiles_n) * TM;
     const int n0 = (tile % tiles_n) * TN;
 
@@ -59,7 +64,7 @@ void partial_tiles(const int M, const int N, const int K,
     for (int q = 0; q < TM * TN; ++q)
         acc[q] = 0;
 
-    for (int k = g * BS + lid; k < K; k += stride) {
+    for (int k = g * run + lid; k < k_end; k += BS) {
         REAL a[TM], b[TN];
         #pragma unroll
         for (int y = 0; y < TM; ++y)

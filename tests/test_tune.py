@@ -223,8 +223,9 @@ def test_database_precedence_and_fallbacks(acme_dbs):
     assert (by_type.params["tile_y"], by_type.params["tile_x"]) == (1, 1)
     assert "type device match" in by_type.reason
     nothing = pick(fake_device(vendor="Other Corp", type="cpu"))
-    assert nothing.source == "model" and nothing.reason.startswith("heuristic default")
-    assert nothing == choose(fake_device(vendor="Other Corp", type="cpu"), 8, 8, 8, sources=[])
+    assert nothing.source == "model" and "no tuning entry for this device" in nothing.reason
+    small = choose(fake_device(vendor="Other Corp", type="cpu"), 8, 8, 8, sources=[])
+    assert (nothing.variant, nothing.params) == (small.variant, small.params)
     # a float64 GEMM does not take float32 entries
     assert choose(dev, 1024, 1024, 1024, 8, sources=sources).source == "model"
 
@@ -257,7 +258,8 @@ def test_shape_classes_and_best_variant(tmp_path):
     sources = [("user", dbfile)]
     assert shapes.shape_class(511, 8, 8) == "small"
     assert shapes.shape_class(512, 8, 8) == "medium"
-    assert shapes.shape_class(8, 8, 2048) == "large"
+    assert shapes.shape_class(8, 2048, 64) == "large"
+    assert shapes.shape_class(8, 8, 2048) == "tall-skinny"  # the aspect counts first
     small = choose(dev, 100, 100, 100, sources=sources)
     assert small.params["tile_y"] == 1 and "shape class small" in small.reason
     large = choose(dev, 4096, 64, 64, sources=sources)

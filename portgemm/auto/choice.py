@@ -14,9 +14,12 @@ from typing import Any, Sequence
 
 from ..caches import cache_dict
 from ..runtime.device import Device
+from ..families import get_variant
 from .database import default_sources, file_stamp
 from .default import default_choice
 from .lookup import lookup
+from .shapes import classify
+from .splitk import ksplit
 
 MEMO_LIMIT = 1024
 
@@ -53,9 +56,17 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
             sources: Sequence[tuple[str, Path]]) -> Choice:
     found, notes = lookup(device, m, n, k, itemsize, sources)
-    if found is not None:
-        return Choice(found.entry.variant, found.params, found.reason, found.entry.source)
-    variant, params, reason = default_choice(device, m, n, k, itemsize)
-    if notes:
-        reason += "; passed over: " + "; ".join(notes)
-    return Choice(variant, params, reason, "model")
+    if found is None:
+        variant, params, reason = default_choice(device, m, n, k, itemsize)
+        if notes:
+            reason += "; passed over: " + "; ".join(notes)
+        return Choice(variant, params, reason, "model")
+    own, why = classify(m, n, k)
+    variant, params, reason = found.entry.variant, found.params, found.reason
+    impl = get_variant(variant)
+    if own == "deep-k" and found.shape_class != own and "KSPLIT" in impl.parameter_names:
+        # a tile configuration tuned for ordinary shapes, split along K by the model
+        split, why_split = ksplit(device, params, m, n, k, itemsize)
+        params = impl.check({**params, "KSPLIT": split}, device, itemsize)
+        reason += f"; {why_split}"
+    return Choice(variant, params, f"shape class {own} ({why}); {reason}", found.entry.source)

@@ -1,34 +1,74 @@
 """Shape classes: how ``variant="auto"`` and the tuning database group GEMM shapes.
 
-A class goes by the largest of M, N, K: ``small`` below 512, ``large`` from 2048,
-``medium`` between. :func:`class_order` lists the classes nearest first, for a shape
-whose own class has no usable entry.
+A class says what kind of kernel a shape wants, then how large it is:
+
+* ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
+  product of a few rows; bound by reading A and B once (the tallskinny kernel);
+* ``deep-k``: C holds fewer than 256 tiles of 128 x 128 and K >= 4096: too few tiles to
+  fill a large device, so K is split across work-groups (xgemm's KSPLIT);
+* otherwise by the largest of M, N, K: ``small`` below 512, ``large`` from 2048,
+  ``medium`` between.
+
+:func:`class_order` lists the classes whose entries may serve a shape, nearest first: a
+tall-skinny shape only its own (no other kernel is fit for it), a deep-K shape its own
+and then the size classes (their tile shapes, with the split chosen by the model), an
+ordinary shape the size classes by distance of log(max dim) from each class's range.
 """
 
 from __future__ import annotations
 
 import math
 
-SHAPE_CLASSES = ("small", "medium", "large")
+SIZE_CLASSES = ("small", "medium", "large")
+SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "tall-skinny")
 SMALL_BELOW, LARGE_FROM = 512, 2048
+TALL_SKINNY_OUTPUT = 256   # M * N at most
+TALL_SKINNY_DEPTH = 64     # K at least this times (M + N)
+DEEP_K_TILES = 256         # fewer 128 x 128 tiles of C than this ...
+DEEP_K_FROM = 4096         # ... and K at least this
 
 
-def shape_class(m: int, n: int, k: int) -> str:
+def size_class(m: int, n: int, k: int) -> str:
     """small (max dim < 512), medium, or large (max dim >= 2048)."""
     biggest = max(m, n, k)
     return "small" if biggest < SMALL_BELOW else "large" if biggest >= LARGE_FROM else "medium"
 
 
+def shape_class(m: int, n: int, k: int) -> str:
+    return classify(m, n, k)[0]
+
+
+def classify(m: int, n: int, k: int) -> tuple[str, str]:
+    """(class, why) of a shape."""
+    if m * n <= TALL_SKINNY_OUTPUT and k >= TALL_SKINNY_DEPTH * (m + n):
+        return "tall-skinny", (f"M*N = {m * n} <= {TALL_SKINNY_OUTPUT} and K = {k} >= "
+                               f"{TALL_SKINNY_DEPTH}(M+N) = {TALL_SKINNY_DEPTH * (m + n)}")
+    tiles = m * n / 128 ** 2
+    if tiles < DEEP_K_TILES and k >= DEEP_K_FROM:
+        return "deep-k", (f"C is {tiles:g} tiles of 128x128 (< {DEEP_K_TILES}) and K = {k} "
+                          f">= {DEEP_K_FROM}")
+    own = size_class(m, n, k)
+    return own, f"max(M, N, K) = {max(m, n, k)}: {_size_rule(own)}"
+
+
+def _size_rule(name: str) -> str:
+    return {"small": f"< {SMALL_BELOW}", "medium": f"in [{SMALL_BELOW}, {LARGE_FROM})",
+            "large": f">= {LARGE_FROM}"}[name]
+
+
 def class_order(m: int, n: int, k: int) -> list[str]:
-    """Shape classes nearest first: the shape's own, then by distance of log(max dim)
-    from each class's range."""
+    """Classes whose entries may serve this shape, nearest first."""
+    own = shape_class(m, n, k)
+    if own == "tall-skinny":
+        return [own]
     biggest = math.log(max(m, n, k))
     bounds = {"small": (0.0, math.log(SMALL_BELOW)),
               "medium": (math.log(SMALL_BELOW), math.log(LARGE_FROM)),
               "large": (math.log(LARGE_FROM), math.inf)}
-    own = shape_class(m, n, k)
+    nearest = size_class(m, n, k)
 
     def distance(name):
         low, high = bounds[name]
-        return 0.0 if name == own else min(abs(biggest - low), abs(biggest - high))
-    return sorted(SHAPE_CLASSES, key=lambda name: (distance(name), name != own))
+        return 0.0 if name == nearest else min(abs(biggest - low), abs(biggest - high))
+    sizes = sorted(SIZE_CLASSES, key=lambda name: (distance(name), name != nearest))
+    return ([own] if own == "deep-k" else []) + sizes

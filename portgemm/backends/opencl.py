@@ -8,6 +8,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..auto import choose
+from ..auto.default import named_defaults
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
@@ -122,6 +123,8 @@ class OpenCLBackend:
             return Resolved(device, choice.variant, choice.params, get_variant(choice.variant),
                             choice.source, choice.reason)
         impl = get_variant(variant)
+        if not params:  # some families choose theirs by a model of the device and shape
+            params = named_defaults(variant, device, *shape, dtype.itemsize)
         # the type is part of the key: True == 1, but True is refused where 1 is not
         items = tuple((key, type(value), value) for key, value in (params or {}).items())
         try:

@@ -2,6 +2,8 @@
 
     python -m portgemm.tune --device intel --variant tiled --sizes 256,512 --save
     python -m portgemm.tune --device intel --sizes 256,1024 --show
+    python -m portgemm.tune --model phvm --constants a100-pcie-40gb
+    python -m portgemm.tune --model tallskinny --device gpu --sizes 8x8x33554432 --sweep
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from .results import parse_size
 from .save import known_params, save_entries
 from .space import search_space
 from .strategies import STRATEGIES
+from .predict import MODELS, PAPER_SIZE, predict_device, predict_named
 from .tuner import tune
+from ..auto import phvm as paper
 
 
 def default_cache_file() -> Path:
@@ -52,8 +56,9 @@ def build_parser() -> Parser:
                         "$PORTGEMM_DEVICE, else the default selector)")
     p.add_argument("--variant", default=None,
                    help=f"variant(s) to tune, comma-separated; registered: {', '.join(REGISTRY)}")
-    p.add_argument("--sizes", required=True,
-                   help="comma-separated shapes: N (square) or MxNxK, e.g. 256,512x512x128")
+    p.add_argument("--sizes", default=None,
+                   help="comma-separated shapes: N (square) or MxNxK, e.g. 256,512x512x128 "
+                        "(required, but with --model: default 5x5x30000000, the paper's MTX1)")
     p.add_argument("--strategy", choices=list(STRATEGIES), default="exhaustive")
     p.add_argument("--budget", type=float, default=None, metavar="S",
                    help="seconds after which no new candidate is started (shared by all variants)")
@@ -90,8 +95,22 @@ def build_parser() -> Parser:
     p.add_argument("--level", choices=LEVELS, default="exact",
                    help="device key of the saved entries (default exact: vendor, name, driver)")
     p.add_argument("--show", action="store_true",
-                   help="print what variant='auto' picks for each size and why; with no "
-                        "--variant nothing is tuned")
+                   help="print what variant='auto' picks for each size and why (its shape "
+                        "class among them); with no --variant nothing is tuned")
+    model = p.add_argument_group("cost models of the tall-skinny kernels")
+    model.add_argument("--model", choices=MODELS, default=None,
+                       help="print the GS/BS a model chooses: phvm (the paper's time-cost "
+                            "model) or tallskinny (our kernel's occupancy model)")
+    model.add_argument("--constants", choices=sorted(paper.NAMED), default=None,
+                       help="--model phvm with one of the paper's constant tables instead "
+                            "of the device's measured ones (no device needed)")
+    model.add_argument("--u-sm", type=float, default=None, metavar="U",
+                       help=f"--model phvm: the SM utilisation u_SM (default: the table's, "
+                            f"or {paper.DEFAULT_U_SM} for a measured device)")
+    model.add_argument("--sweep", action="store_true",
+                       help="--model: also measure a GS x BS grid on the device beside it")
+    model.add_argument("--json", default=None, metavar="PATH",
+                       help="--model --sweep: write the prediction and the sweep here")
     return p
 
 
@@ -125,8 +144,17 @@ def checked_arguments(parser: Parser, args):
             raise ValueError(f"--budget must be > 0 seconds, got {args.budget:g}")
         if not 0 < args.fraction <= 1:
             raise ValueError(f"--fraction must be in (0, 1], got {args.fraction:g}")
+        if args.sizes is None and args.model is None:
+            raise ValueError("--sizes is required")
+        if args.u_sm is not None and not 0 < args.u_sm <= 1:
+            raise ValueError(f"--u-sm must be in (0, 1], got {args.u_sm:g}")
+        if (args.constants or args.sweep or args.json) and args.model is None:
+            raise ValueError("--constants, --sweep and --json go with --model")
+        if args.json:
+            writable_output(args.json)
         try:
-            sizes = [parse_size(s.strip()) for s in args.sizes.split(",") if s.strip()]
+            sizes = ([PAPER_SIZE] if args.sizes is None else
+                     [parse_size(s.strip()) for s in args.sizes.split(",") if s.strip()])
         except ValueError as exc:
             raise ValueError(f"--sizes {args.sizes!r}: {exc}") from None
         if not sizes:
@@ -148,6 +176,8 @@ def checked_arguments(parser: Parser, args):
         for path in (database, cache) if variants else ():  # written only when tuning
             if path is not None:
                 writable_output(str(path), create_folders=True)
+        if args.constants:  # the paper's own device: nothing to select
+            return None, sizes, variants
         device = select_device(args.device)
         if args.dtype == "float64" and not device.has_fp64:
             raise TypeError(f"{device.description} has no float64 support; use --dtype float32")
@@ -159,12 +189,18 @@ def checked_arguments(parser: Parser, args):
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.variant is None and not args.show:
-        print("nothing to do: give --variant NAME to tune, or --show", file=sys.stderr)
+    if args.variant is None and not args.show and args.model is None:
+        print("nothing to do: give --variant NAME to tune, --show or --model", file=sys.stderr)
         return 2
     device, sizes, variants = checked_arguments(parser, args)
     try:
         itemsize = 8 if args.dtype == "float64" else 4
+        if args.model is not None:
+            lines = (predict_named(args.constants, sizes, args.u_sm) if args.constants else
+                     predict_device(args.model, device, sizes, u_sm=args.u_sm,
+                                    run_sweep=args.sweep, reps=args.reps, out=args.json))
+            print("\n".join(lines))
+            return 0
         if not variants:
             show(device, sizes, itemsize)
             return 0

@@ -1,0 +1,129 @@
+"""The paper's time-cost model of PHVM (seed 001, section 3, equations 1-11), which picks
+the grid size GS and block size BS of the ``phvm`` kernel.
+
+For C = A @ B with A M x K, B K x N, M, N << K, the model charges each of the M * N
+elements of C one after another (1):
+
+    t_prep = K / (BS * GS) * (2 sigma_g + sigma_add + sigma_mul)            (7), (11)
+             + sigma_s + ln(BS) * (sigma_add + 3 sigma_s) / u_SM
+    t_post = sigma_s + sigma_g + sigma_add + sigma_g                        (8)
+    t_elem = t_prep + GS * t_post                  if t_prep <  CoreS/BS * t_post    (9)
+           = GS*BS/CoreS * t_prep + CoreS/BS * t_post   otherwise                   (10)
+    cost   = M * N * t_elem
+
+over the configurations that keep every thread slot of the device busy (2)-(4):
+BS * GS = SMS * SM_NUM, BS a multiple of the warp width WS, SMS a multiple of BS (and BS
+within the device's work-group limit).
+
+Three places of the paper's text admit more than one reading; the one taken here is the
+only one (of 3 logarithms x 2 forms of (10) x 5 placements of 1/u_SM) that gives the
+optima the paper reports from its own constant tables (RTX 2080 Ti: GS=136, BS=512;
+A100-PCIE-40GB: GS=864, BS=256), which tests/test_phvm_model.py checks:
+
+* "log BS" is the natural logarithm (log2 or log10 give other optima);
+* the second term of (10) is CoreS/BS * t_post: the typeset GS factor is left out (with
+  it, both devices' optimum moves to BS = 1024);
+* 1/u_SM multiplies the reduction term ln(BS) (sigma_add + 3 sigma_s), as (11) is
+  typeset (applying it to the whole of t_prep gives the same optima; applying it to the
+  load term alone, or not at all, does not).
+
+The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
+:func:`constants_for` measures a device in nanoseconds (:mod:`portgemm.runtime.probe`);
+the optimum does not depend on the unit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from ..runtime.device import Device
+from .traits import traits
+
+
+@dataclass(frozen=True)
+class PhvmConstants:
+    """A device as the model sees it (the paper's Tables 3 and 4)."""
+
+    name: str
+    sm_num: int       # SM_NUM: compute units
+    sms: int          # SMS: resident work-items per compute unit
+    ws: int           # WS: warp / sub-group / SIMD width
+    cores: int        # CoreS: work-items the device executes at the same time
+    add: float        # sigma_add: one floating-point add
+    mul: float        # sigma_mul: one floating-point multiply
+    g: float          # sigma_g: one global-memory access
+    s: float          # sigma_s: one shared (local) memory access
+    u_sm: float       # u_SM: how busy the compute units are while PHVM runs
+    unit: str = "cycles"
+    max_bs: int = 1024  # the largest work-group the device runs
+
+
+# Tables 3 and 4 of the paper (latencies in clock cycles; u_SM from Nsight Compute).
+NAMED = {
+    "rtx2080ti": PhvmConstants("rtx2080ti", 68, 1024, 32, 4352, 1, 2, 346, 49.39, 0.27),
+    "a100-pcie-40gb": PhvmConstants("a100-pcie-40gb", 108, 2048, 32, 6912, 1, 2, 317, 34.46,
+                                    0.16),
+}
+
+
+def t_prep(c: PhvmConstants, k: int, gs: int, bs: int) -> float:
+    """Equations (7) and (11): the loads and products of one element, and its group tree."""
+    loads = k / (bs * gs) * (2 * c.g + c.add + c.mul)
+    return loads + c.s + math.log(bs) * (c.add + 3 * c.s) / c.u_sm
+
+
+def t_post(c: PhvmConstants) -> float:
+    """Equation (8): one group's atomic addition into C."""
+    return c.s + c.g + c.add + c.g
+
+
+def t_element(c: PhvmConstants, k: int, gs: int, bs: int) -> float:
+    """Equations (9) and (10): one element of C, the two cases of the paper."""
+    prep, post = t_prep(c, k, gs, bs), t_post(c)
+    if prep < c.cores / bs * post:                       # (9): the atomics are the bottleneck
+        return prep + gs * post
+    return gs * bs / c.cores * prep + c.cores / bs * post  # (10): the loads hide them
+
+
+def cost(c: PhvmConstants, m: int, n: int, k: int, gs: int, bs: int) -> float:
+    """Equation (1): the model's time of the whole product, in the constants' unit."""
+    return m * n * t_element(c, k, gs, bs)
+
+
+def configurations(c: PhvmConstants) -> list[tuple[int, int]]:
+    """(GS, BS) pairs allowed by (2)-(4): every thread slot busy, BS = k1 WS, SMS = k2 BS."""
+    found = []
+    for bs in range(c.ws, min(c.sms, c.max_bs) + 1, c.ws):
+        if c.sms % bs == 0 and (c.sms * c.sm_num) % bs == 0:
+            found.append((c.sms * c.sm_num // bs, bs))
+    return found
+
+
+def optimum(c: PhvmConstants, m: int, n: int, k: int) -> tuple[int, int, float]:
+    """(GS, BS, cost) of the cheapest allowed configuration."""
+    return min(((gs, bs, cost(c, m, n, k, gs, bs)) for gs, bs in configurations(c)),
+               key=lambda found: found[2])
+
+
+# --- a real device's constants ------------------------------------------------------
+
+DEFAULT_U_SM = 0.2  # between the paper's two measurements (0.16, 0.27); no OpenCL query has it
+
+
+def constants_for(device: Device, *, u_sm: float = DEFAULT_U_SM,
+                  fresh: bool = False) -> PhvmConstants:
+    """The model's constants for an OpenCL device: its counts from the driver and
+    :mod:`portgemm.auto.traits`, its latencies measured by the probe (nanoseconds)."""
+    from ..runtime.probe import probe
+
+    measured = probe(device, fresh=fresh)
+    known = traits(device)
+    return PhvmConstants(device.name, known.compute_units, known.resident, known.simd,
+                         known.compute_units * known.lanes, measured.add_ns,
+                         measured.mul_ns, measured.global_ns, measured.local_ns, u_sm,
+                         unit="ns", max_bs=known.max_group)
+
+
+def with_u_sm(c: PhvmConstants, u_sm: float) -> PhvmConstants:
+    return replace(c, u_sm=u_sm)

@@ -1,0 +1,214 @@
+"""Latency and bandwidth of a device, measured once by small kernels and kept on disk.
+
+What a cost model needs and no OpenCL query answers (:mod:`portgemm.auto.phvm` reads the
+latencies as the paper's sigma_g, sigma_s, sigma_add, sigma_mul; the tall-skinny
+bandwidth model reads the bandwidth):
+
+* ``global_ns``: one load from global memory, by a single work-item chasing a random
+  cycle of cache lines spread over a region larger than the caches we can name;
+* ``local_ns``: one load from local memory, chasing a cycle inside a ``__local`` array;
+* ``add_ns``, ``mul_ns``: one floating-point add / multiply in a dependent chain
+  (IEEE rules forbid folding the chain; no fast-math option is given);
+* ``read_gbs``: the rate at which all work-items together stream a large buffer in.
+
+Each latency is the difference of two runs (S and 2S steps) over S, so the launch cost
+cancels. Times are in nanoseconds; ``cycles()`` converts with the device's clock when
+it reports one. Results go to ``platformdirs.user_cache_dir("portgemm")/probes.json``
+keyed by vendor, device name and driver version; ``probe(device, fresh=True)`` measures
+again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .device import Device
+from .ndrange import NDRange
+from .queue import Queue
+
+CHASE_REGION_BYTES = 256 * 2**20   # wider than any cache portgemm knows of but the largest L3s
+LINE = 64                          # bytes between two visited addresses (one cache line)
+CHASE_STEPS = 4096
+ALU_STEPS = 1 << 16
+STREAM_BYTES = 256 * 2**20
+
+_KERNELS = r"""
+__kernel void chase_global(__global const int *next, const int steps, __global int *out)
+{
+    int i = 0;
+    for (int s = 0; s < steps; ++s)
+        i = next[i];
+    out[0] = i;
+}
+
+__kernel void chase_local(__global const int *init, const int count, const int steps,
+                          __global int *out)
+{
+    __local int next[1024];
+    for (int j = 0; j < count; ++j)
+        next[j] = init[j];
+    int i = 0;
+    for (int s = 0; s < steps; ++s)
+        i = next[i];
+    out[0] = i;
+}
+
+/* The operand comes through a volatile local variable: loaded anew each step (off the
+ * chain's critical path), it keeps a compiler that reassociates (some CPU runtimes do by
+ * default) from summing the steps first. */
+__kernel void chain_add(const float step, const int steps, __global float *out)
+{
+    volatile __local float operand[1];
+    operand[0] = step;
+    float x = out[0];
+    for (int s = 0; s < steps; ++s)
+        x = x + operand[0];
+    out[0] = x;
+}
+
+__kernel void chain_mul(const float step, const int steps, __global float *out)
+{
+    volatile __local float operand[1];
+    operand[0] = step;
+    float x = out[0];
+    for (int s = 0; s < steps; ++s)
+        x = x * operand[0];
+    out[0] = x;
+}
+
+__kernel void stream_read(__global const float4 *x, const int count, __global float *out)
+{
+    float4 acc = (float4)(0.0f);
+    for (int i = get_global_id(0); i < count; i += get_global_size(0))
+        acc += x[i];
+    out[get_global_id(0)] = acc.x + acc.y + acc.z + acc.w;
+}
+"""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What one device measured (nanoseconds, GB/s), and its clock for cycle counts."""
+
+    global_ns: float
+    local_ns: float
+    add_ns: float
+    mul_ns: float
+    read_gbs: float
+    clock_mhz: float = 0.0
+
+    def cycles(self, ns: float) -> float:
+        """``ns`` in clock cycles, or ``ns`` itself when the clock is unknown."""
+        return ns * self.clock_mhz / 1e3 if self.clock_mhz else ns
+
+
+def device_key(device: Device) -> str:
+    return " / ".join(" ".join(str(p).split()) for p in
+                      (device.vendor, device.name, device.driver_version))
+
+
+def probe_file() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("portgemm")) / "probes.json"
+
+
+def probe(device: Device, *, fresh: bool = False) -> Probe:
+    """The device's measured latencies and bandwidth, from the file unless ``fresh``."""
+    path, key = probe_file(), device_key(device)
+    known = _read(path)
+    if not fresh and key in known:
+        return Probe(**known[key])
+    found = measure(device)
+    known[key] = asdict(found)
+    _write(path, known)
+    return found
+
+
+def measure(device: Device) -> Probe:
+    """Run the probe kernels on ``device`` now."""
+    queue = Queue(device)
+
+    def kernel(name):
+        return queue.kernel(_KERNELS, name)
+
+    out = queue.to_device(np.zeros(1 << 16, np.float32))
+    one = NDRange(1, 1)
+    i32, f32 = np.int32, np.float32
+
+    def per_step(run, steps: int) -> float:
+        """ns per step: the time of 2S steps minus that of S, over S (median of 3)."""
+        samples = []
+        for _ in range(3):
+            short, long = run(steps), run(2 * steps)
+            samples.append((long - short) * 1e6 / steps)
+        return max(float(np.median(samples)), 1e-3)
+
+    lines = min(CHASE_REGION_BYTES, device.max_mem_alloc_size // 2) // LINE
+    stride = LINE // 4
+    order = np.random.default_rng(0).permutation(lines)
+    chain = np.zeros(lines * stride, np.int32)
+    chain[order * stride] = np.roll(order, -1) * stride  # one cycle through every line
+    chain_buffer = queue.to_device(chain)
+    chase = kernel("chase_global")
+    global_ns = per_step(lambda s: queue.submit(chase, one, chain_buffer, i32(s), out)
+                         .kernel_ms, CHASE_STEPS)
+
+    count = 1024
+    ring = np.roll(np.random.default_rng(1).permutation(count), 1).astype(np.int32)
+    local_chain = np.zeros(count, np.int32)
+    local_chain[ring] = np.roll(ring, -1)
+    local_buffer = queue.to_device(local_chain)
+    chase_local = kernel("chase_local")
+    local_ns = per_step(lambda s: queue.submit(chase_local, one, local_buffer, i32(count),
+                                               i32(s), out).kernel_ms, ALU_STEPS)
+
+    add, mul = kernel("chain_add"), kernel("chain_mul")
+    add_ns = per_step(lambda s: queue.submit(add, one, f32(1e-7), i32(s), out).kernel_ms,
+                      ALU_STEPS)
+    mul_ns = per_step(lambda s: queue.submit(mul, one, f32(1.0000001), i32(s), out)
+                      .kernel_ms, ALU_STEPS)
+
+    read_gbs = _read_bandwidth(queue, kernel("stream_read"))
+    return Probe(global_ns, local_ns, add_ns, mul_ns, read_gbs, float(device.max_clock_mhz))
+
+
+def _read_bandwidth(queue: Queue, stream) -> float:
+    """GB/s of the best of a few launch shapes (groups per compute unit, group size)."""
+    device = queue.device
+    nbytes = min(STREAM_BYTES, device.max_mem_alloc_size // 2)
+    data = queue.empty(nbytes)
+    queue.fill(data, np.float32(1), nbytes).wait()
+    best = 0.0
+    for group in sorted({min(device.max_work_group_size, g) for g in (16, 64, 256)}):
+        for per_unit in (1, 8, 64):
+            items = device.compute_units * per_unit * group
+            sums = queue.empty(items * 4)
+            times = [queue.submit(stream, NDRange(items, group), data, np.int32(nbytes // 16),
+                                  sums).kernel_ms for _ in range(3)]
+            best = max(best, nbytes / (min(times) * 1e6))
+    return best
+
+
+def _read(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _write(path: Path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probes-")
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1)
+        os.replace(tmp, path)
+    except OSError:  # no writable cache: measured again next time
+        pass

@@ -1,0 +1,87 @@
+"""``python -m portgemm.tune --model phvm|tallskinny``: what a cost model chooses for the
+tall-skinny kernels, and (``--sweep``) a GS x BS sweep measured beside it.
+
+    python -m portgemm.tune --model phvm --constants a100-pcie-40gb     # GS=864 BS=256
+    python -m portgemm.tune --model phvm --device gpu --sizes 8x8x33554432 --sweep
+    python -m portgemm.tune --model tallskinny --device intel --sizes 8x8x4194304 --sweep
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from tabulate import tabulate
+
+from ..auto import phvm as paper
+from ..auto.tallskinny import tallskinny_params
+from ..auto.traits import traits
+from ..runtime.device import Device
+from ..runtime.probe import probe
+from .sweep import at, fastest, grid, sweep
+
+MODELS = ("phvm", "tallskinny")
+PAPER_SIZE = (5, 5, 30_000_000)  # the paper's MTX1
+
+
+def predict_named(name: str, sizes: Sequence[tuple[int, int, int]], u_sm: float | None) -> list[str]:
+    """The paper's model with one of its own constant tables: lines to print."""
+    constants = paper.NAMED[name]
+    if u_sm is not None:
+        constants = paper.with_u_sm(constants, u_sm)
+    lines = [f"phvm model, constants {name} (paper Tables 3-4): SM_NUM={constants.sm_num} "
+             f"SMS={constants.sms} WS={constants.ws} CoreS={constants.cores} "
+             f"sigma_add={constants.add} sigma_mul={constants.mul} sigma_g={constants.g} "
+             f"sigma_s={constants.s} u_SM={constants.u_sm}"]
+    for m, n, k in sizes:
+        gs, bs, cost = paper.optimum(constants, m, n, k)
+        lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} (predicted {cost:.4g} {constants.unit})")
+    return lines
+
+
+def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
+                   run_sweep: bool, reps: int, out: str | None) -> list[str]:
+    """The model's choice on a real device, and with ``run_sweep`` the measured grid."""
+    measured = probe(device)
+    lines = [f"{device.description}: probe {measured}"]
+    records = []
+    for m, n, k in sizes:
+        if model == "phvm":
+            constants = paper.constants_for(device, u_sm=paper.DEFAULT_U_SM if u_sm is None else u_sm)
+            gs, bs, cost = paper.optimum(constants, m, n, k)
+            extra = [g for g, _ in paper.configurations(constants)]
+            params = {}
+            lines.append(f"phvm model, measured constants: SM_NUM={constants.sm_num} "
+                         f"SMS={constants.sms} WS={constants.ws} CoreS={constants.cores} "
+                         f"u_SM={constants.u_sm}")
+            lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} (predicted {cost:.4g} ns)")
+        else:
+            chosen, why = tallskinny_params(device, m, n, k)
+            gs, bs = chosen["GS"], chosen["BS"]
+            params = {key: chosen[key] for key in ("tile_y", "tile_x")}
+            extra = [gs]
+            lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} tile {params['tile_y']}x"
+                         f"{params['tile_x']} ({why})")
+        if not run_sweep:
+            continue
+        points = grid(device, extra, simd=traits(device).simd)
+        found = sweep(model, device, (m, n, k), points, params=params, reps=reps)
+        best, mine = fastest(found), at(found, gs, bs)
+        rows = [(p.gs, p.bs, "" if p.kernel_ms is None else f"{p.kernel_ms:.3f}",
+                 "" if p.relerr is None else f"{p.relerr:.1e}", p.status,
+                 "model" if (p.gs, p.bs) == (gs, bs) else "")
+                for p in found if p.status != "invalid"]
+        lines.append(tabulate(rows, headers=["GS", "BS", "kernel ms", "rel err", "status", ""],
+                              disable_numparse=True))
+        if best is not None and mine is not None and mine.kernel_ms is not None:
+            lines.append(f"fastest: GS={best.gs} BS={best.bs} {best.kernel_ms:.3f} ms; the model's "
+                         f"GS={gs} BS={bs} {mine.kernel_ms:.3f} ms = "
+                         f"{mine.kernel_ms / best.kernel_ms:.3f}x the fastest")
+        records.append({"model": model, "device": device.description, "m": m, "n": n, "k": k,
+                        "predicted": {"GS": gs, "BS": bs, **params},
+                        "probe": measured.__dict__,
+                        "sweep": [p.__dict__ for p in found]})
+    if out:
+        with open(out, "w") as f:
+            json.dump(records, f, indent=1)
+    return lines

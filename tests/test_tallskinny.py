@@ -1,0 +1,270 @@
+"""Seed 001: the tall-skinny kernels (phvm, basicmm, tallskinny), split-K, the shape-aware
+choice of ``auto``, and the paper's time-cost model against its own tables."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.auto import choose, phvm
+from portgemm.auto.shapes import class_order, classify
+from portgemm.auto.splitk import ksplit
+from portgemm.auto.tallskinny import MAX_TERMS, tallskinny_params, tile_for
+from portgemm.auto.traits import traits
+from portgemm.runtime.device import Device
+
+from conftest import assert_close
+
+AWKWARD = [(1, 1, 1), (1, 7, 1000), (7, 1, 999), (3, 5, 17), (13, 11, 3001), (9, 9, 40),
+           (2, 3, 100003), (17, 16, 5000)]
+
+
+def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
+    rng = np.random.default_rng([seed, m, n, k])
+    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+    a = np.asfortranarray(a) if order[0] == "F" else a
+    b = np.asfortranarray(b) if order[1] == "F" else b
+    return a, b
+
+
+# --- every new kernel on awkward shapes --------------------------------------------------
+
+@pytest.mark.parametrize("params, order", [
+    ({"GS": 3, "BS": 32, "tile_y": 8, "tile_x": 8}, "CC"),    # more accumulators than items
+    ({"GS": 3, "BS": 32, "tile_y": 8, "tile_x": 8}, "FF"),
+    ({"GS": 3, "BS": 32, "tile_y": 8, "tile_x": 8}, "CF"),
+    ({"GS": 1, "BS": 1024, "tile_y": 2, "tile_x": 3}, "FC"),  # C cut into many tiles
+    ({"GS": 64, "BS": 64, "tile_y": 16, "tile_x": 16}, "CC"),  # groups beyond K's work
+    ({"GS": 5, "BS": 128, "tile_y": 1, "tile_x": 1}, "CF"),
+])
+def test_tallskinny_any_shape_and_layout(device, params, order):
+    for m, n, k in AWKWARD:
+        a, b = operands(m, n, k, order=order)
+        assert_close(portgemm.gemm(a, b, device=device, variant="tallskinny", params=params,
+                                   poison=np.nan).c, a, b)
+
+
+@pytest.mark.parametrize("variant", ["phvm", "basicmm"])
+@pytest.mark.parametrize("params", [{"GS": 2, "BS": 64}, {"GS": 7, "BS": 32}, {"GS": 1, "BS": 256}])
+def test_paper_kernels_any_shape(device, variant, params):
+    for m, n, k in AWKWARD[:6]:
+        a, b = operands(m, n, k, order="CF")  # B column-major: the paper's contiguous F.COL(j)
+        assert_close(portgemm.gemm(a, b, device=device, variant=variant, params=params).c, a, b)
+
+
+@pytest.mark.parametrize("variant", ["tallskinny", "phvm"])
+def test_float64(device, variant):
+    if not device.has_fp64:
+        pytest.skip("no float64")
+    a, b = operands(4, 3, 20001, dtype=np.float64)
+    try:
+        assert_close(portgemm.gemm(a, b, device=device, variant=variant).c, a, b)
+    except portgemm.ParameterError as exc:  # phvm: a device without 64-bit atomics says so
+        assert "cl_khr_int64_base_atomics" in str(exc)
+
+
+@pytest.mark.parametrize("split", [2, 3, 8])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (67, 45, 1000), (130, 129, 777), (5, 3, 2)])
+def test_xgemm_split_k(device, split, shape):
+    from portgemm.families.xgemm import CPU_DEFAULTS
+
+    params = dict(CPU_DEFAULTS, MWG=64, NWG=64, MDIMC=16, NDIMC=16, KWG=32, WARPN=16,
+                  KSPLIT=split)
+    for order in ("CC", "FC", "CF"):
+        a, b = operands(*shape, order=order)
+        assert_close(portgemm.gemm(a, b, device=device, variant="xgemm", params=params,
+                                   poison=np.nan).c, a, b)
+
+
+# --- determinism -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant, params", [
+    ("tallskinny", {"GS": 16, "BS": 64, "tile_y": 4, "tile_x": 4}),
+    ("xgemm", {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 16, "NDIMC": 16, "WARPN": 16,
+               "KSPLIT": 4}),
+])
+def test_split_kernels_are_bitwise_deterministic(device, variant, params):
+    a, b = operands(8, 6, 300001)
+    first = portgemm.gemm(a, b, device=device, variant=variant, params=params).c
+    for _ in range(3):
+        assert np.array_equal(portgemm.gemm(a, b, device=device, variant=variant,
+                                            params=params).c, first)
+
+
+def test_auto_tall_skinny_is_accurate(any_device):
+    """K = 2^22: each work-item adds at most MAX_TERMS products, the error stays ~1e-6."""
+    a, b = operands(8, 8, 1 << 22)
+    result = portgemm.gemm(a, b, device=any_device)
+    assert result.variant == "tallskinny" and result.source == "model"
+    ref = a.astype(np.float64) @ b
+    assert np.linalg.norm(result.c - ref) / np.linalg.norm(ref) <= 5e-6
+
+
+# --- routing -----------------------------------------------------------------------------
+
+class FakeHandle:
+    compute_capability_major_nv = 9
+    compute_capability_minor_nv = 0
+
+
+def gpu(**changes) -> Device:
+    fields = dict(name="NVIDIA H200", vendor="NVIDIA Corporation", platform="NVIDIA CUDA",
+                  type="gpu", index=0, compute_units=132, max_work_group_size=1024,
+                  max_work_item_sizes=(1024, 1024, 64), local_mem_size=49152,
+                  global_mem_size=140 * 2**30, max_mem_alloc_size=35 * 2**30,
+                  has_fp64=True, driver_version="580", opencl_version="OpenCL 3.0",
+                  handle=FakeHandle())
+    fields.update(changes)
+    return Device(**fields)
+
+
+@pytest.mark.parametrize("shape, expected", [
+    ((8, 8, 33554432), "tall-skinny"), ((3, 3, 50_000_000), "tall-skinny"),
+    ((16, 16, 4096), "tall-skinny"), ((64, 64, 2_097_152), "deep-k"),
+    ((1024, 1024, 16384), "deep-k"), ((16384, 64, 4096), "deep-k"),
+    ((4096, 4096, 4096), "large"), ((1000, 1000, 1000), "medium"), ((100, 100, 100), "small"),
+    ((8, 8, 100), "small"),
+])
+def test_shape_classes(shape, expected):
+    name, why = classify(*shape)
+    assert name == expected and why
+    assert class_order(*shape)[0] in (expected, "medium", "small", "large")
+
+
+def test_auto_routes_by_shape_on_a_gpu():
+    device = gpu()
+    tall = choose(device, 8, 8, 33554432, sources=[])
+    assert tall.variant == "tallskinny" and "shape class tall-skinny" in tall.reason
+    assert tall.params["BS"] == 256 and tall.params["GS"] * 256 == traits(device).slots
+    deep = choose(device, 1024, 1024, 16384, sources=[])
+    assert deep.variant == "xgemm" and deep.params["KSPLIT"] > 1 and "split-K" in deep.reason
+    wide = choose(device, 64, 64, 2_097_152, sources=[])
+    assert wide.params["KSPLIT"] >= 64
+    square = choose(device, 4096, 4096, 4096, sources=[])
+    assert square.params.get("KSPLIT", 1) == 1 and "shape class large" in square.reason
+
+
+def test_deep_k_splits_a_size_class_entry(tmp_path):
+    """A deep-K shape with no entry of its own takes a tuned tile and the model's split."""
+    import json
+
+    from portgemm.families.xgemm import GPU_DEFAULTS
+
+    db = tmp_path / "db.json"
+    db.write_text(json.dumps({"format": "portgemm-tuning", "version": 1, "devices": [
+        {"match": {"type": "gpu"}, "entries": [
+            {"variant": "xgemm", "shape_class": "large", "dtype": "float32",
+             "params": GPU_DEFAULTS, "gflops": 1.0}]}]}))
+    chosen = choose(gpu(), 1024, 1024, 16384, sources=[("user", db)])
+    assert chosen.source == "user" and chosen.params["KSPLIT"] > 1
+    assert "shape class deep-k" in chosen.reason and "split-K model" in chosen.reason
+
+
+def test_split_model_fills_the_device_and_keeps_slabs():
+    params = {"MWG": 128, "NWG": 128, "KWG": 16}
+    split, why = ksplit(gpu(), params, 1024, 1024, 16384, 4)
+    assert math.ceil(1024 / 128) ** 2 * split >= 132 * 0.9 and "KSPLIT" in why
+    assert ksplit(gpu(compute_units=1), params, 1024, 1024, 16384, 4)[0] == 1
+    assert ksplit(gpu(), params, 64, 64, 64, 4)[0] == 1  # 4 slabs: too shallow to split
+
+
+def test_occupancy_model_on_cpu_and_gpu(any_device):
+    cpu_params, why = tallskinny_params(any_device, 8, 8, 1 << 22)
+    assert cpu_params["BS"] >= traits(any_device).simd and "SIMD" in why
+    assert (1 << 22) / (cpu_params["GS"] * cpu_params["BS"]) <= MAX_TERMS
+    gpu_params, _ = tallskinny_params(gpu(), 16, 16, 1 << 25)
+    assert gpu_params["tile_y"] * gpu_params["tile_x"] <= 128
+    assert tile_for(9, 9, 128) == (9, 9) and tile_for(16, 16, 64) in ((8, 8),)
+
+
+# --- the paper's model -------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, expected", [("rtx2080ti", (136, 512)),
+                                            ("a100-pcie-40gb", (864, 256))])
+def test_model_reproduces_the_papers_optima(name, expected):
+    constants = phvm.NAMED[name]
+    for m in (5, 7, 9):  # Table 2's MTX1-3
+        assert phvm.optimum(constants, m, m, 30_000_000)[:2] == expected
+    gs, bs = expected
+    assert (gs, bs) in phvm.configurations(constants)
+    assert gs * bs == constants.sms * constants.sm_num  # constraint (2)
+
+
+def test_the_readings_that_do_not_reproduce_the_paper():
+    """Why the documented reading: log2, or the typeset GS in (10), move the optimum."""
+    c = phvm.NAMED["rtx2080ti"]
+
+    def optimum_with(t_element):
+        return min(phvm.configurations(c), key=lambda cfg: t_element(c, 30_000_000, *cfg))
+
+    def log2_prep(c, k, gs, bs):
+        return (k / (bs * gs) * (2 * c.g + c.add + c.mul) + c.s
+                + math.log2(bs) * (c.add + 3 * c.s) / c.u_sm)
+
+    def with_log2(c, k, gs, bs):
+        prep = log2_prep(c, k, gs, bs)
+        return gs * bs / c.cores * prep + c.cores / bs * phvm.t_post(c)
+
+    def with_gs_in_10(c, k, gs, bs):
+        prep = phvm.t_prep(c, k, gs, bs)
+        return gs * bs / c.cores * prep + c.cores / bs * gs * phvm.t_post(c)
+
+    assert optimum_with(phvm.t_element) == (136, 512)
+    assert optimum_with(with_log2) != (136, 512)
+    assert optimum_with(with_gs_in_10) != (136, 512)
+
+
+def test_cli_prints_the_predicted_optimum():
+    for name, expected in (("a100-pcie-40gb", "GS=864 BS=256"), ("rtx2080ti", "GS=136 BS=512")):
+        out = subprocess.run([sys.executable, "-m", "portgemm.tune", "--model", "phvm",
+                              "--constants", name], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert expected in out.stdout
+
+
+def test_cli_show_names_the_shape_class(any_device):
+    out = subprocess.run([sys.executable, "-m", "portgemm.tune", "--device",
+                          any_device.filter_string, "--sizes", "8x8x1000000,512", "--show"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "shape class tall-skinny (M*N = 64 <= 256" in out.stdout
+    assert "shape class medium" in out.stdout
+
+
+def test_probe_measures_and_keeps(any_device, tmp_path, monkeypatch):
+    from portgemm.runtime import probe as probing
+
+    monkeypatch.setattr(probing, "probe_file", lambda: tmp_path / "probes.json")
+    measured = probing.probe(any_device)
+    assert 0 < measured.add_ns < measured.global_ns and measured.read_gbs > 0.1
+    assert (tmp_path / "probes.json").is_file()
+    assert probing.probe(any_device) == measured  # from the file, not measured again
+    constants = phvm.constants_for(any_device)
+    assert constants.g == measured.global_ns and constants.unit == "ns"
+    assert phvm.optimum(constants, 5, 5, 1 << 20)[:2] in phvm.configurations(constants)
+
+
+def test_paper_model_on_a_device_without_probe(monkeypatch):
+    """The GPU path of constants_for, on a described H200 (the probe stubbed)."""
+    from portgemm.runtime import probe as probing
+
+    fake = probing.Probe(500.0, 30.0, 2.0, 2.5, 4000.0, 1980.0)
+    monkeypatch.setattr(probing, "probe", lambda device, fresh=False: fake)
+    constants = phvm.constants_for(gpu())
+    assert (constants.sm_num, constants.sms, constants.ws, constants.cores) == (
+        132, 2048, 32, 132 * 128)
+    gs, bs, _ = phvm.optimum(constants, 8, 8, 33554432)
+    assert gs * bs == 2048 * 132
+
+
+def test_named_variant_without_params_takes_the_model(any_device):
+    a, b = operands(4, 4, 1 << 16)
+    result = portgemm.gemm(a, b, device=any_device, variant="tallskinny")
+    expected, _ = tallskinny_params(any_device, 4, 4, 1 << 16)
+    assert result.params["GS"] == expected["GS"] and result.source == "explicit"
