@@ -1,13 +1,14 @@
-"""python -m portgemm.experiments list | run NAME[,NAME]|all|device|host [options]"""
+"""python -m portgemm.experiments list | run NAME[,NAME]|all|device|host [options] | redraw"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..errors import ParameterError
 from .registry import GROUPS, experiments, select
-from .runner import PLOT_HINT, run_experiment
+from .runner import PLOT_HINT, redraw, run_experiment
 from .spec import MODES
 
 
@@ -37,6 +38,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     # the tests' tiny sizes; not for users
     run.add_argument("--mode", choices=list(MODES), default=None, help=argparse.SUPPRESS)
+    again = sub.add_parser("redraw", help="write NAME.md and NAME.png again from the NAME.json "
+                                          "in --out, without measuring")
+    again.add_argument("name", help="as for run")
+    again.add_argument("--out", default="experiment-results", help="the run's output folder")
     return p.parse_args(argv)
 
 
@@ -48,18 +53,23 @@ def main(argv=None) -> int:
         for name, experiment in known.items():
             print(f"{name:<{width}}  {experiment.summary}  [{experiment.source}]")
         return 0
-    mode = args.mode or ("quick" if args.quick else "full")
+    mode = (args.mode or ("quick" if args.quick else "full")) if args.command == "run" else "full"
     try:
         chosen = select(args.name, MODES[mode])
     except ParameterError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.command == "redraw":
+        chosen = [e for e in chosen if (Path(args.out) / f"{e.name}.json").exists()]
     wrong = False
     plotless = False
     for experiment in chosen:
-        outcome = run_experiment(experiment, device=args.device, mode=mode, out=args.out,
-                                 budget_s=args.budget, time_limit_s=args.time_limit,
-                                 progress=not args.no_progress)
+        if args.command == "redraw":
+            outcome = redraw(experiment, args.out)
+        else:
+            outcome = run_experiment(experiment, device=args.device, mode=mode, out=args.out,
+                                     budget_s=args.budget, time_limit_s=args.time_limit,
+                                     progress=not args.no_progress)
         counts = {s: sum(r.status == s for r in outcome.records)
                   for s in ("ok", "WRONG", "skipped", "failed")}
         print(f"{experiment.name}: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)

@@ -91,14 +91,14 @@ class Budget:
         if not below:
             return None
         done_flops, seconds, size = max(below)
-        basis = f"{seconds:.3g} s measured at {'x'.join(map(str, size))}"
+        basis = f"{seconds:.3g} s at {'x'.join(map(str, size))}"
         return seconds * flops / done_flops, basis
 
     def over_point(self, predicted: tuple[float, str] | None) -> str:
         if predicted is None or predicted[0] <= self.point_s:
             return ""
-        return (f"predicted {predicted[0]:.0f} s (from {predicted[1]}) > the {self.mode.name} "
-                f"run's {self.point_s:g} s budget per point")
+        return (f"predicted {predicted[0]:.0f} s (from {predicted[1]}) > the "
+                f"{self.point_s:g} s budget per point")
 
     def over_total(self) -> str:
         total = self.mode.total_budget_s

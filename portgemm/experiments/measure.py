@@ -65,6 +65,8 @@ class Places:
         """(device in words, backend) for the record."""
         if point.on == "vendor":
             return self.device.device.name, self.vendor.name
+        if point.on not in ("device", "host"):  # a registered place names itself
+            return self.device.device.name, point.on
         target = self.target(point)
         return getattr(target.device, "name", str(target.device)), target.backend
 
@@ -76,16 +78,36 @@ class Timing:
     wall_ms: float
 
 
-def call(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
-         poison: float | None = None) -> Timing:
-    """One run of the point's code on (a, b)."""
-    if point.on == "vendor":
-        c, ms = wall(lambda: places.vendor.product(a, b))
-        return Timing(c, ms, ms)
+def _run_gemm(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
+              poison: float | None) -> Timing:
     target = places.target(point)
     r = gemm(a, b, device=target.device, variant=point.variant, params=dict(point.params),
              backend=target.backend, poison=poison)
     return Timing(r.c, r.kernel_ms, r.wall_ms)
+
+
+def _run_vendor(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
+                poison: float | None) -> Timing:
+    c, ms = wall(lambda: places.vendor.product(a, b))
+    return Timing(c, ms, ms)
+
+
+# Point.on -> how a point placed there runs once: (point, places, a, b, poison) -> Timing.
+# A seed module whose points run elsewhere (under mpiexec, say, for portgemm.distributed)
+# adds its place with register_place; nothing else here changes.
+RUNNERS = {"device": _run_gemm, "host": _run_gemm, "vendor": _run_vendor}
+
+
+def register_place(name: str, run) -> None:
+    RUNNERS[name] = run
+
+
+def call(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
+         poison: float | None = None) -> Timing:
+    """One run of the point's code on (a, b)."""
+    if point.on not in RUNNERS:
+        raise ParameterError(f"no place {point.on!r} to run a point; places: {', '.join(RUNNERS)}")
+    return RUNNERS[point.on](point, places, a, b, poison)
 
 
 def _random_operands(size: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:

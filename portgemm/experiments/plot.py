@@ -53,7 +53,15 @@ class _Marks:
     def __init__(self):
         self.wrong = 0
         self.skipped = 0
-        self.notes: list[str] = []
+        self.reasons: dict[str, list[str]] = {}  # reason -> where ("series @ x")
+
+    def note(self, record: Record, what: str):
+        self.reasons.setdefault(what, []).append(f"{record.series} @ {record.x}")
+
+    @property
+    def notes(self) -> list[str]:
+        """One line a reason, naming the points it applies to."""
+        return [f"{', '.join(where)}: {what}" for what, where in self.reasons.items()]
 
     def skip(self, ax, x, record: Record):
         self.skipped += 1
@@ -61,14 +69,14 @@ class _Marks:
                 clip_on=False, linestyle="none")
         ax.annotate(record.status, (x, 0.06), xycoords=ax.get_xaxis_transform(),
                     rotation=90, fontsize=7, color=SKIP_COLOR, ha="center", va="bottom")
-        self.notes.append(f"{record.series} @ {record.x}: {record.status}: {record.reason}")
+        self.note(record, f"{record.status}: {record.reason}")
 
     def wrong_point(self, ax, x, y, record: Record):
         self.wrong += 1
         ax.plot([x], [y], marker="X", markersize=12, color="red", linestyle="none", zorder=5)
         ax.annotate("WRONG", (x, y), textcoords="offset points", xytext=(4, 6),
                     color="red", fontsize=8, fontweight="bold")
-        self.notes.append(f"{record.series} @ {record.x}: WRONG ({record.reason})")
+        self.note(record, f"WRONG ({record.reason})")
 
 
 def _positions(records: list[Record]):
@@ -89,7 +97,7 @@ def _draw_lines(ax, experiment: Experiment, records: list[Record], colors, marks
                 if r.shown:
                     ax.axhline(_y(r, spec.y), color=color, linestyle=":", label=series)
                 elif r.status != "ok":
-                    marks.notes.append(f"{series}: {r.status}: {r.reason}")
+                    marks.note(r, f"{r.status}: {r.reason}")
             continue
         drawn = [r for r in rows if r.shown and _y(r, spec.y) is not None]
         ax.plot([where(r.x) for r in drawn], [_y(r, spec.y) for r in drawn], marker="o",
@@ -186,14 +194,16 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
                        loc="best", framealpha=0.8)
     device = meta.get("device") or meta.get("host", "")
     fig.suptitle(f"{experiment.name} — {device} ({meta.get('mode')})", fontsize=10)
-    notes = _ordered(marks.notes)
-    if notes:
-        shown = notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"] if len(notes) > 6 else [])
-        # about 17 characters an inch at this font size
-        text = "\n".join(textwrap.shorten(n, int(width * 17)) for n in shown)
-        fig.text(0.01, 0.005, text, fontsize=6.5, color="0.3", va="bottom", ha="left")
+    notes = marks.notes
+    lines = []
+    for note in notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"] if len(notes) > 6 else []):
+        # about 17 characters an inch at this font size; two lines a note at most
+        lines += textwrap.wrap(note, int(width * 17), max_lines=2, placeholder=" [...]")
+    if lines:
+        fig.text(0.01, 0.005, "\n".join(lines), fontsize=6.5, color="0.3", va="bottom",
+                 ha="left")
     # room at the foot for the notes, at the top for the title
-    foot = 0.13 * len(notes[:7]) / fig.get_figheight()
+    foot = 0.13 * len(lines) / fig.get_figheight()
     fig.tight_layout(rect=(0, foot, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -15,7 +15,7 @@ from . import inputs, plot
 from .budget import SMALL_FLOPS, Budget, config_key, memory_problem
 from .markdown import write_markdown
 from .measure import Places, measure, probe, warm_up
-from .record import SKIPPED, Record, write_json
+from .record import SKIPPED, Record, read_json, write_json
 from .spec import MODES, Experiment, Point
 
 PLOT_HINT = 'plots need matplotlib: pip install "portgemm[plot]"'
@@ -150,8 +150,14 @@ def run_experiment(experiment: Experiment, *, device: str | None = None, mode: s
         "load_average": [load_before, _load()],
         "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
     }
+    write_json(out / f"{experiment.name}.json", meta, records)
+    return write_outputs(experiment, meta, records, out)
+
+
+def write_outputs(experiment: Experiment, meta: dict, records: list[Record],
+                  out: Path) -> Outcome:
+    """NAME.png (when matplotlib is there) and NAME.md beside NAME.json."""
     files = [out / f"{experiment.name}.json", out / f"{experiment.name}.md"]
-    write_json(files[0], meta, records)
     png = out / f"{experiment.name}.png"
     marks = plot.draw(experiment, records, png, meta)
     if marks is not None:
@@ -161,3 +167,11 @@ def run_experiment(experiment: Experiment, *, device: str | None = None, mode: s
     write_markdown(files[1], experiment, meta, records,
                    png.name if marks is not None else None, PLOT_HINT)
     return Outcome(experiment, records, files, marks)
+
+
+def redraw(experiment: Experiment, out: Path | str) -> Outcome:
+    """NAME.md and NAME.png again from NAME.json, without measuring (after a change to
+    the table or the plot, or to draw on a machine with matplotlib)."""
+    out = Path(out)
+    meta, records = read_json(out / f"{experiment.name}.json")
+    return write_outputs(experiment, meta, records, out)

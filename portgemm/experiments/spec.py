@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-# Where a point runs. "device": the experiment's --device (OpenCL by default); "host": the
-# host backend (serial and threaded CPU code), whatever --device says; "vendor": the vendor
-# library of the device (cuBLAS on an NVIDIA GPU, numpy's BLAS otherwise).
+# Where a point runs (Point.on). "device": the experiment's --device (OpenCL by default);
+# "host": the host backend (serial and threaded CPU code), whatever --device says;
+# "vendor": the vendor library of the device (cuBLAS on an NVIDIA GPU, numpy's BLAS
+# otherwise). measure.register_place adds others.
 PLACES = ("device", "host", "vendor")
 
 # What a point's reported time is: "kernel", the OpenCL event time (the reports' nvprof
@@ -63,10 +64,6 @@ class Point:
     seed: float | None = None
     seed_note: str = ""
     unavailable: str = ""
-
-    def __post_init__(self):
-        if self.on not in PLACES:
-            raise ValueError(f"Point.on must be one of {PLACES}, got {self.on!r}")
 
     @property
     def flops(self) -> float:
