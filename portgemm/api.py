@@ -9,7 +9,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, Resolved, get_backend
-from .operands import check_device_memory, check_operands, is_empty_product
+from .errors import ParameterError
+from .operands import (check_device_memory, check_operands, check_out, is_device_array,
+                       is_empty_product)
 from .result import GemmResult
 
 EMPTY_PRODUCT_REASON = "no kernel ran: M, N or K is 0 (C is empty or all zeros, as in numpy)"
@@ -17,7 +19,7 @@ EMPTY_PRODUCT_REASON = "no kernel ran: M, N or K is 0 (C is empty or all zeros, 
 
 def gemm(a, b, *, device: Any = None, variant: str = "auto",
          params: Mapping[str, Any] | None = None, backend: str = DEFAULT_BACKEND,
-         poison: float | None = None) -> GemmResult:
+         poison: float | None = None, out=None) -> GemmResult:
     """C = A @ B, returned with the kernel and wall times and what ran.
 
     backend: "opencl" (default), "host" (serial references and the threaded CPU GEMM;
@@ -28,6 +30,11 @@ def gemm(a, b, *, device: Any = None, variant: str = "auto",
       else a choice from the device's properties). params: that variant's parameters;
       missing ones take defaults. The result's ``source`` says where they came from.
     poison: fill C with this value on the device before the kernel (tests use NaN).
+    a, b may be ``pyopencl.array.Array`` operands (backend "opencl"): they are used where
+    they are, on their own queue, and C comes back as a new device array there, without a
+    round trip through the host. out: a C-contiguous (M, N) array of the operands' dtype
+    (numpy, or a device array on the operands' context) that receives C; the result's
+    ``c`` is then ``out``.
     A dimension of 0 follows numpy: ``(M, 0) @ (0, N)`` gives an M x N zero matrix, M = 0
     or N = 0 an empty one; the variant and parameters are still checked, but no kernel
     runs (``kernel_ms`` is 0).
@@ -39,23 +46,46 @@ def gemm(a, b, *, device: Any = None, variant: str = "auto",
     start = time.perf_counter()
     chosen = get_backend(backend)
     a, b = check_operands(a, b)
-    target = chosen.device(device)
+    target = _device(chosen, device, a, b)
     check_device_memory(target, a, b)
     shape = (a.shape[0], b.shape[1], a.shape[1])
+    if out is not None:
+        check_out(out, shape[:2], a.dtype)
     if is_empty_product(a, b):
         # Resolved on a 1 x 1 x 1 stand-in: "auto"'s shape classes need a size, and the
         # parameters are checked exactly as for any other call.
         resolved = chosen.resolve(target, variant, params, (1, 1, 1), a.dtype)
-        return _empty_product(chosen, resolved, shape, a.dtype, start)
+        return _empty_product(chosen, resolved, shape, a, b, out, start)
     resolved = chosen.resolve(target, variant, params, shape, a.dtype)
-    return chosen.run(resolved, a, b, poison=poison)
+    return chosen.run(resolved, a, b, poison=poison, out=out)
+
+
+def _device(backend: Backend, spec: Any, a, b):
+    """The device named by ``spec``, or the one the operands' device arrays live on."""
+    resident = backend.resident_device(a, b)
+    if resident is None:
+        return backend.device(spec)
+    if spec is not None and backend.device(spec) != resident:
+        raise ParameterError(f"the operands live on {resident.description}, but device="
+                             f"{spec!r} names {backend.device(spec).description}")
+    return resident
 
 
 def _empty_product(backend: Backend, resolved: Resolved, shape: tuple[int, int, int],
-                   dtype: np.dtype, start: float) -> GemmResult:
-    """numpy's answer for a product with a dimension of 0, without running a kernel."""
+                   a, b, out, start: float) -> GemmResult:
+    """numpy's answer for a product with a dimension of 0, without running a kernel (on
+    the device when the operands are there)."""
     m, n, _ = shape
-    c = np.zeros((m, n), dtype=dtype)
+    resident = next((x for x in (a, b) if is_device_array(x)), None)
+    if out is not None:
+        out.fill(0)
+        c = out
+    elif resident is not None:
+        import pyopencl.array as cl_array
+
+        c = cl_array.zeros(resident.queue, (m, n), a.dtype)
+    else:
+        c = np.zeros((m, n), dtype=a.dtype)
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, resolved.device, resolved.variant, dict(resolved.params), 0.0,
                       wall_ms, backend=backend.name, source=resolved.source,
@@ -63,9 +93,11 @@ def _empty_product(backend: Backend, resolved: Resolved, shape: tuple[int, int, 
 
 
 def matmul(a, b, *, device: Any = None, variant: str = "auto",
-           params: Mapping[str, Any] | None = None, backend: str = DEFAULT_BACKEND):
-    """A new (M, N) array C = A @ B of the inputs' dtype; see :func:`gemm` for arguments."""
-    return gemm(a, b, device=device, variant=variant, params=params, backend=backend).c
+           params: Mapping[str, Any] | None = None, backend: str = DEFAULT_BACKEND, out=None):
+    """C = A @ B, an (M, N) array of the inputs' dtype (numpy, or a device array when the
+    operands are; ``out`` when given); see :func:`gemm` for arguments."""
+    return gemm(a, b, device=device, variant=variant, params=params, backend=backend,
+                out=out).c
 
 
 def variants(device: Any = None, backend: str = DEFAULT_BACKEND) -> list[str]:

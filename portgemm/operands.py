@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,20 +17,45 @@ MAX_ELEMENTS = 2**31 - 1  # kernels index with 32-bit int
 class Operand:
     """A matrix as a kernel reads it: contiguous data, its order and leading dimension."""
 
-    data: np.ndarray  # C- or F-contiguous, never copied when already one of them
+    data: np.ndarray  # C- or F-contiguous (a numpy or a pyopencl array), never copied
     colmajor: bool
     ld: int
 
 
+def is_device_array(x) -> bool:
+    """True for a ``pyopencl.array.Array``: memory on an OpenCL device, used in place.
+    (Without pyopencl.array imported there can be none: nothing is imported here.)"""
+    module = sys.modules.get("pyopencl.array")
+    return module is not None and isinstance(x, module.Array)
+
+
+def host_arrays_only(a, b, backend: str) -> None:
+    """TypeError when a backend that reads host memory is given device arrays."""
+    if is_device_array(a) or is_device_array(b):
+        raise TypeError(f"the {backend} backend takes numpy arrays; pyopencl arrays live on an "
+                        f"OpenCL device (use backend='opencl', or .get() them first)")
+
+
+def check_out(out, shape: tuple[int, int], dtype) -> None:
+    """``out`` must be a C-contiguous (M, N) array of the operands' dtype."""
+    if tuple(out.shape) != tuple(shape) or out.dtype != dtype:
+        raise ParameterError(f"out must be a ({shape[0]}, {shape[1]}) {np.dtype(dtype)} array, "
+                             f"got {tuple(out.shape)} {out.dtype}")
+    if not out.flags.c_contiguous:
+        raise ParameterError("out must be C-contiguous (C is written row by row)")
+
+
 def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
-    """Validate A (M x K) and B (K x N); return them as arrays of one supported dtype.
+    """Validate A (M x K) and B (K x N); return them as arrays of one supported dtype
+    (a ``pyopencl.array.Array`` is kept as it is: it stays on its device).
 
     A dimension may be 0, as in numpy: ``(M, 0) @ (0, N)`` is an M x N zero matrix and
     M = 0 or N = 0 gives an empty one (:func:`portgemm.gemm` runs no kernel for those).
     ValueError: not 2-D, inner dimensions differ, or too large.
     TypeError: a dtype other than float32/float64, or the two dtypes differ.
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a = a if is_device_array(a) else np.asarray(a)
+    b = b if is_device_array(b) else np.asarray(b)
     for label, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise ValueError(f"{label} must be a 2-D matrix, got {x.ndim}-D shape {x.shape}")
@@ -87,10 +113,14 @@ def _mib(nbytes: int) -> str:
     return f"{nbytes / 2**20:,.1f} MiB ({nbytes:,} bytes)"
 
 
-def as_operand(x: np.ndarray) -> Operand:
-    """Describe ``x`` for a kernel; copy only a view that is neither C- nor F-contiguous."""
+def as_operand(x) -> Operand:
+    """Describe ``x`` for a kernel; copy only a view that is neither C- nor F-contiguous
+    (a device array that is neither is refused: copying it is the caller's choice)."""
     if x.flags.c_contiguous:
         return Operand(x, False, x.shape[1])
     if x.flags.f_contiguous:  # an F-order array or the transpose of a C-order one
         return Operand(x, True, x.shape[0])
+    if is_device_array(x):
+        raise ParameterError("a device array must be C- or F-contiguous (make one with "
+                             ".copy() on its queue)")
     return Operand(np.ascontiguousarray(x), False, x.shape[1])

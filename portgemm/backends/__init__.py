@@ -69,8 +69,14 @@ class Backend(Protocol):
                 shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
         """Variant ("auto" included) and parameters, checked against the device."""
 
-    def run(self, resolved: Resolved, a, b, *, poison: float | None = None) -> GemmResult:
-        """C = A @ B as resolved; ``poison`` fills C first where the backend can."""
+    def resident_device(self, a, b) -> Any:
+        """The device the operands already live on (device arrays), else None; TypeError
+        for arrays this backend cannot read."""
+
+    def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
+            out: Any = None) -> GemmResult:
+        """C = A @ B as resolved; ``poison`` fills C first where the backend can; ``out``
+        (checked already) receives C."""
 
 
 _loaded: dict[str, Backend] = {}

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..caches import memoize
 from ..errors import ParameterError
+from ..operands import host_arrays_only
 from ..parallel import default_num_threads
 from ..result import GemmResult
 from . import Resolved
@@ -124,13 +125,21 @@ class HostBackend:
         reason = f"the host backend's default, {impl.name}" if variant == "auto" else ""
         return Resolved(device, impl.name, impl.resolve(params), impl, source, reason)
 
-    def run(self, resolved: Resolved, a, b, *, poison: float | None = None) -> GemmResult:
+    def resident_device(self, a, b) -> None:
+        host_arrays_only(a, b, self.name)
+        return None
+
+    def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
+            out=None) -> GemmResult:
         """kernel_ms and wall_ms are both the call's wall time (there is no device, so no
         transfer separates them). ``poison`` is accepted for a uniform interface: host
         variants return a freshly computed array."""
         impl, params = resolved.impl, resolved.params
         start = time.perf_counter()
         c = impl.function(a, b, **impl.fixed, **params)
+        if out is not None:
+            np.copyto(out, c)
+            c = out
         ms = (time.perf_counter() - start) * 1e3
         shown = {k: v for k, v in params.items() if v is not None}
         if impl.function is gemm_threads:

@@ -13,7 +13,7 @@ from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
 from ..families.sources import read_kernel
-from ..operands import as_operand
+from ..operands import as_operand, is_device_array
 from ..result import GemmResult
 from ..runtime.device import Device
 from ..runtime.queue import Queue
@@ -48,13 +48,16 @@ def launch_plan(variant: Variant, params: tuple, m: int, n: int, k: int, dtype: 
     return plan, sources, options
 
 
-def run_gemm(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray, b: np.ndarray,
-             *, poison: float | None = None) -> GemmResult:
+def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
+             poison: float | None = None, out=None) -> GemmResult:
     """C = A @ B with checked operands and resolved parameters: the plan's kernels in
     order on the in-order queue, kernel time the sum of their events.
 
-    ``poison`` fills C on the device before the kernels run, so elements they never write
-    show up (tests use NaN); a plan whose kernels add into C gets zeros instead.
+    Numpy operands give a numpy C; when an operand is a ``pyopencl.array.Array`` C is a
+    new device array on its queue (no host round trip). ``out`` (an array of either
+    kind) receives C instead. ``poison`` fills C on the device before the kernels run, so
+    elements they never write show up (tests use NaN); a plan whose kernels add into C
+    gets zeros instead.
     """
     start = time.perf_counter()
     m, k = a.shape
@@ -65,25 +68,46 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray, b: 
     kernels = [queue.kernel(source, step.kernel, opts)
                for step, source, opts in zip(plan.steps, sources, options)]
 
-    c = np.empty((m, n), dtype=a.dtype)
+    c = out if out is not None else new_result(queue, (m, n), a.dtype, a, b)
     transfer = Transfer(queue, policy_for(queue.device))
-    fill = 0 if plan.zero_c else poison
-    c_arg, waits = transfer.output(c, fill)
+    c_arg, waits = transfer.output(c, 0 if plan.zero_c else poison)
     arguments = {"A": transfer.input(op_a.data), "B": transfer.input(op_b.data), "C": c_arg}
     for index, elements in enumerate(plan.workspace):
-        arguments[f"W{index}"] = transfer.workspace(elements * c.itemsize)
+        arguments[f"W{index}"] = transfer.workspace(elements * a.dtype.itemsize)
     i32 = np.int32
     arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(op_a.ld), ldb=i32(op_b.ld),
                      ldc=i32(n))
+    launched = time.perf_counter()
     events = []
     for step, kernel in zip(plan.steps, kernels):
         args = [arguments[x] if isinstance(x, str) else i32(x) for x in step.args]
         events.append(queue.submit(kernel, step.ndrange, *args, wait_for=waits))
         waits = None
-    transfer.finish(events[-1])  # the queue is in order: the last kernel ends the work
+    events[-1].wait()  # the queue is in order: the last kernel ends the work
+    kernel_ms = (sum(e.kernel_ms for e in events) if queue.profiling
+                 else (time.perf_counter() - launched) * 1e3)  # a queue without profiling
+    transfer.finish(events[-1])
     wall_ms = (time.perf_counter() - start) * 1e3
-    return GemmResult(c, queue.device, variant.name, dict(params),
-                      sum(e.kernel_ms for e in events), wall_ms, event=events[-1])
+    return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
+                      event=events[-1])
+
+
+def new_result(queue: Queue, shape: tuple[int, int], dtype, a, b):
+    """C for a call: on the device (from the queue's pool) when an operand is there, else
+    a numpy array."""
+    if is_device_array(a) or is_device_array(b):
+        import pyopencl.array as cl_array
+
+        return cl_array.empty(queue.cl_queue, shape, dtype, allocator=queue.allocator)
+    return np.empty(shape, dtype=dtype)
+
+
+def queue_for(device: Device, a, b) -> Queue:
+    """The device arrays' own queue when there are any (their context), else the device's."""
+    for x in (a, b):
+        if is_device_array(x):
+            return Queue.for_cl_queue(x.queue)
+    return Queue.for_device(device)
 
 
 @memoize(maxsize=256)
@@ -135,11 +159,18 @@ class OpenCLBackend:
             checked = _checked(impl, items, device, dtype.itemsize)
         return Resolved(device, variant, checked, impl)
 
-    def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
+    def resident_device(self, a, b) -> Device | None:
+        """The device the operands' arrays live on (the first device array's), or None."""
+        for x in (a, b):
+            if is_device_array(x):
+                return Queue.for_cl_queue(x.queue).device
+        return None
+
+    def run(self, resolved: Resolved, a, b, *, poison: float | None = None, out=None,
             queue: Queue | None = None) -> GemmResult:
         """``queue``: another queue on the same device (the tuner's, to free programs)."""
-        result = run_gemm(queue or Queue.for_device(resolved.device), resolved.impl,
-                          resolved.params, a, b, poison=poison)
+        result = run_gemm(queue or queue_for(resolved.device, a, b), resolved.impl,
+                          resolved.params, a, b, poison=poison, out=out)
         result.source, result.reason = resolved.source, resolved.reason
         return result
 

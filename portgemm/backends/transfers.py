@@ -1,6 +1,8 @@
-"""How operands reach an OpenCL device and C comes back, per device.
+"""How operands reach an OpenCL device and C comes back, per device and per operand.
 
-Three ways, the cheapest the device allows (:func:`policy_for`):
+Operands that are already device arrays (``pyopencl.array.Array``) are used in place, and
+C then stays on the device too (a new array, or ``out``). Numpy operands go the cheapest
+way the device allows (:func:`policy_for`):
 
 * ``svm``: the device reads and writes host memory through fine-grained system SVM
   (Intel's CPU runtime): numpy arrays are kernel arguments as they are -- no buffer, no
@@ -8,25 +10,35 @@ Three ways, the cheapest the device allows (:func:`policy_for`):
 * ``host_ptr``: the device shares host memory (``host_unified_memory``: CPU runtimes,
   integrated GPUs): buffers are made over the arrays with ``USE_HOST_PTR`` (PoCL then
   copies nothing) and C is mapped back, which on such a device moves no data.
-* ``copy``: a discrete device: operands are copied in, C is copied out.
+* ``staged``: a discrete device: operands go through pinned (page-locked) staging
+  buffers, a chunk at a time: host threads copy chunk i+1 into one buffer while the DMA
+  engine moves chunk i from the other, and C comes back the same way. Copies from
+  pageable memory (what ``copy`` does) run at a fraction of the bus's speed. A numpy
+  array made by :func:`portgemm.empty_pinned` is pinned already and goes in one DMA.
+* ``copy``: plain copies from and to the numpy arrays.
 
-``PORTGEMM_TRANSFER=copy|host_ptr|svm`` forces one (the tests run every policy on CPU
-devices this way); a policy the device cannot do falls back to ``copy``.
+``PORTGEMM_TRANSFER=copy|staged|host_ptr|svm`` forces one (the tests run every policy on
+CPU devices this way); a policy the device cannot do falls back to ``copy``.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any
 
 import numpy as np
 
 from ..caches import memoize
+from ..errors import ParameterError
+from ..operands import is_device_array
 from ..runtime.device import Device
 from ..runtime.queue import Event, Queue
 
 TRANSFER_ENV_VAR = "PORTGEMM_TRANSFER"
-POLICIES = ("svm", "host_ptr", "copy")
+POLICIES = ("svm", "host_ptr", "staged", "copy")
+CHUNK_BYTES = 8 * 2**20     # one staging buffer; two per direction and queue
+COPY_THREADS = 8            # host threads filling a staging buffer, at most
 
 
 def policy_for(device: Device) -> str:
@@ -56,35 +68,178 @@ def _possible(device: Device) -> tuple[str, ...]:
             found.append("host_ptr")
     except (cl.Error, AttributeError):
         pass
-    return tuple(found) + ("copy",)
+    return tuple(found) + ("staged", "copy")
 
+
+# --- pinned host memory --------------------------------------------------------------
+
+_pinned: dict[int, tuple[weakref.ref, int]] = {}  # start address -> (the array, bytes)
+
+
+def empty_pinned(shape, dtype=np.float32, device: Any = None) -> np.ndarray:
+    """A numpy array in pinned (page-locked) host memory of ``device``'s context: GEMMs
+    with it as an operand or as ``out`` move it by DMA at the bus's full speed. The
+    memory stays pinned as long as the array (or a view of it) lives."""
+    import pyopencl as cl
+
+    queue = Queue.for_device(device)
+    nbytes = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
+    buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR,
+                       size=nbytes)
+    mapped, _ = cl.enqueue_map_buffer(queue.cl_queue, buffer,
+                                      cl.map_flags.READ | cl.map_flags.WRITE, 0,
+                                      tuple(shape), dtype, is_blocking=True)
+    _pinned[mapped.ctypes.data] = (weakref.ref(mapped), nbytes)
+    return mapped
+
+
+def is_pinned(array: np.ndarray) -> bool:
+    """True when ``array`` lies in memory made by :func:`empty_pinned`."""
+    address = array.ctypes.data
+    for start, (alive, nbytes) in list(_pinned.items()):
+        if alive() is None:
+            del _pinned[start]
+        elif start <= address < start + nbytes:
+            return True
+    return False
+
+
+class Staging:
+    """A queue's pinned staging buffers: two for uploads, two for downloads."""
+
+    def __init__(self, queue: Queue):
+        import pyopencl as cl
+
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR
+        self.buffers, self.host = [], []
+        self.pending = [None] * 4  # the last copy from or into each buffer, across calls
+        for _ in range(4):
+            buffer = cl.Buffer(queue.context, flags, size=CHUNK_BYTES)
+            view, _ = cl.enqueue_map_buffer(queue.cl_queue, buffer,
+                                            cl.map_flags.READ | cl.map_flags.WRITE, 0,
+                                            (CHUNK_BYTES,), np.uint8, is_blocking=True)
+            self.buffers.append(buffer)
+            self.host.append(view)
+
+
+@memoize(maxsize=16)
+def staging_for(queue: Queue) -> Staging:
+    return Staging(queue)
+
+
+def parallel_copy(destination: np.ndarray, source: np.ndarray) -> None:
+    """``destination[:] = source`` (flat uint8 views) on several host threads: one thread
+    fills a pinned buffer at a fraction of the memory bandwidth; numpy's copy releases the
+    GIL, so threads add up."""
+    from ..parallel import parallel_for
+
+    size = source.nbytes
+    threads = max(1, min(COPY_THREADS, size // (1 << 20)))
+    if threads == 1:
+        np.copyto(destination, source)
+        return
+    step = -(-size // threads)
+
+    def piece(start, stop):
+        for t in range(start, stop):
+            np.copyto(destination[t * step:(t + 1) * step], source[t * step:(t + 1) * step])
+
+    parallel_for(threads, piece, schedule="static", num_threads=threads)
+
+
+def _flat_bytes(array: np.ndarray) -> np.ndarray:
+    return np.ravel(array, order="K").view(np.uint8)
+
+
+def staged_upload(queue: Queue, host: np.ndarray, device_buffer) -> None:
+    """Copy ``host`` (contiguous) into ``device_buffer`` through the pinned buffers."""
+    import pyopencl as cl
+
+    source, staging = _flat_bytes(host), staging_for(queue)
+    for index, start in enumerate(range(0, source.nbytes, CHUNK_BYTES)):
+        slot = index % 2
+        if staging.pending[slot] is not None:
+            staging.pending[slot].wait()  # its last chunk is on the device: free to refill
+        size = min(CHUNK_BYTES, source.nbytes - start)
+        parallel_copy(staging.host[slot][:size], source[start:start + size])
+        staging.pending[slot] = cl.enqueue_copy(queue.cl_queue, device_buffer,
+                                                staging.buffers[slot], byte_count=size,
+                                                dst_offset=start)
+
+
+def staged_download(queue: Queue, device_buffer, host: np.ndarray) -> None:
+    """Copy ``device_buffer`` into ``host`` (C-contiguous) through the pinned buffers:
+    the DMA of chunk i+1 runs while host threads copy chunk i out."""
+    import pyopencl as cl
+
+    target, staging = _flat_bytes(host), staging_for(queue)
+    starts = list(range(0, target.nbytes, CHUNK_BYTES))
+
+    def fetch(index):
+        slot, start = 2 + index % 2, starts[index]
+        size = min(CHUNK_BYTES, target.nbytes - start)
+        return cl.enqueue_copy(queue.cl_queue, staging.buffers[slot], device_buffer,
+                               byte_count=size, src_offset=start)
+
+    pending = fetch(0) if starts else None
+    for index, start in enumerate(starts):
+        following = fetch(index + 1) if index + 1 < len(starts) else None
+        pending.wait()
+        size = min(CHUNK_BYTES, target.nbytes - start)
+        parallel_copy(target[start:start + size], staging.host[2 + index % 2][:size])
+        pending = following
+
+
+# --- one call's operands ---------------------------------------------------------------
 
 class Transfer:
     """One call's operands on the device: kernel arguments for A, B, C and workspaces,
-    and :meth:`finish`, which makes C's values visible in the host array."""
+    and :meth:`finish`, which makes C's values visible where the caller gets them."""
 
     def __init__(self, queue: Queue, policy: str):
         self.queue, self.policy = queue, policy
         self._c_host: np.ndarray | None = None
         self._c_buffer = None
 
-    def input(self, data: np.ndarray) -> Any:
+    def input(self, data) -> Any:
         """A read-only argument holding ``data`` (C- or F-contiguous, as it lies)."""
         import pyopencl as cl
 
+        if is_device_array(data):
+            if data.context != self.queue.context:
+                raise ParameterError("device arrays of one call must share a context")
+            if data.offset:
+                raise ParameterError("a device array with an offset into its buffer cannot "
+                                     "be a kernel argument; pass a .copy()")
+            return data.base_data
         flat = np.ravel(data, order="K")
         if self.policy == "svm":
             return cl.SVM(flat)
         if self.policy == "host_ptr":
             return cl.Buffer(self.queue.context,
                              cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR, hostbuf=flat)
-        return self.queue.to_device(data)
+        buffer = self.queue.allocator(max(1, flat.nbytes))
+        if self.policy == "staged" and not is_pinned(data):
+            staged_upload(self.queue, flat, buffer)
+        else:
+            cl.enqueue_copy(self.queue.cl_queue, buffer, flat)
+        return buffer
 
-    def output(self, c: np.ndarray, fill: float | None) -> tuple[Any, list | None]:
-        """The argument C is written through, and the events a kernel must wait for (a
-        fill of C with ``fill`` first, when given)."""
+    def output(self, c, fill: float | None) -> tuple[Any, list | None]:
+        """The argument C is written through (``c``: the numpy array or device array the
+        caller gets), and the events a kernel must wait for (a fill of C first, when
+        ``fill`` is given)."""
         import pyopencl as cl
 
+        if is_device_array(c):
+            if c.context != self.queue.context:
+                raise ParameterError("out must be on the operands' context")
+            if c.offset:
+                raise ParameterError("out cannot have an offset into its buffer")
+            argument = c.base_data
+            if fill is None:
+                return argument, None
+            return argument, [self.queue.fill(argument, c.dtype.type(fill), c.nbytes).cl_event]
         self._c_host = c
         if self.policy == "svm":
             if fill is not None:
@@ -95,7 +250,7 @@ class Transfer:
                                        cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
                                        hostbuf=c.reshape(-1))
         else:
-            self._c_buffer = self.queue.empty(c.nbytes)
+            self._c_buffer = self.queue.allocator(max(1, c.nbytes))
         if fill is None:
             return self._c_buffer, None
         event = self.queue.fill(self._c_buffer, c.dtype.type(fill), c.nbytes)
@@ -103,13 +258,13 @@ class Transfer:
 
     def workspace(self, nbytes: int) -> Any:
         """Scratch memory for partial results (never seen by the host)."""
-        return self.queue.empty(nbytes)
+        return self.queue.allocator(max(1, nbytes))
 
     def finish(self, last: Event) -> None:
         """Wait for the kernels and make C's values visible in the host array."""
         import pyopencl as cl
 
-        if self.policy == "svm":
+        if self._c_host is None or self.policy == "svm":
             last.wait()
         elif self.policy == "host_ptr":
             mapped, _ = cl.enqueue_map_buffer(self.queue.cl_queue, self._c_buffer,
@@ -118,5 +273,8 @@ class Transfer:
             if mapped.ctypes.data != self._c_host.ctypes.data:  # a driver that copied
                 self._c_host[...] = mapped
             mapped.base.release()
+        elif self.policy == "staged" and not is_pinned(self._c_host):
+            last.wait()
+            staged_download(self.queue, self._c_buffer, self._c_host)
         else:
-            self.queue.to_host(self._c_buffer, self._c_host)
+            cl.enqueue_copy(self.queue.cl_queue, self._c_host, self._c_buffer)

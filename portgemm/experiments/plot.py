@@ -154,6 +154,14 @@ def _draw_bars(ax, experiment: Experiment, records: list[Record], colors, marks:
         ax.axhline(100, color="0.3", linewidth=0.8, linestyle="--")
 
 
+def _spans_decades(records: list[Record], metric: str) -> bool:
+    """A log axis only where the values (ours and the report's) span a factor of 10:
+    a narrow range reads better on a linear one."""
+    values = [v for r in records for v in (_y(r, metric) if r.shown else None, r.seed)
+              if v is not None and v > 0]
+    return bool(values) and max(values) >= 10 * min(values)
+
+
 def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) -> dict | None:
     """Write the plot; {"wrong": n, "skipped": n} as marked, or None without matplotlib."""
     plt = _pyplot()
@@ -179,8 +187,11 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
         if panel:
             ax.set_title(panel, fontsize=10)
         ax.set_xlabel(spec.xlabel)
-        if spec.logy and any(_y(r, spec.y) for r in rows if r.shown):
+        if spec.logy and _spans_decades(records, spec.y):
             ax.set_yscale("log")
+            plain = plt.FuncFormatter(lambda v, _: f"{v:g}")  # 200, not 2 x 10^2
+            ax.yaxis.set_major_formatter(plain)
+            ax.yaxis.set_minor_formatter(plt.NullFormatter())
         ax.grid(True, which="major", alpha=0.3)
     for row in grid:
         row[0].set_ylabel(_ylabel(experiment, records))

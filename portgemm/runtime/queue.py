@@ -69,18 +69,26 @@ class Queue:
     """
 
     _shared: dict = cache_dict("portgemm.runtime.queue.Queue._shared")
+    _wrapped: dict = cache_dict("portgemm.runtime.queue.Queue._wrapped")
     _shared_lock = threading.Lock()
 
-    def __init__(self, device: DeviceSpec = None):
+    def __init__(self, device: DeviceSpec = None, *, cl_queue=None):
         import pyopencl as cl
 
-        self.device: Device = select_device(device)
-        self.context = cl.Context([self.device.handle])
-        self.cl_queue = cl.CommandQueue(
-            self.context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        if cl_queue is None:
+            self.device: Device = select_device(device)
+            self.context = cl.Context([self.device.handle])
+            cl_queue = cl.CommandQueue(
+                self.context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        else:  # someone else's queue (of pyopencl arrays): its context, its device
+            self.device = device if isinstance(device, Device) else _device_of(cl_queue.device)
+            self.context = cl_queue.context
+        self.cl_queue = cl_queue
+        self.profiling = bool(cl_queue.properties & cl.command_queue_properties.PROFILING_ENABLE)
         self._programs: dict = {}
         self._kernels: dict = {}
         self._lock = threading.RLock()
+        self._allocator = None
         self.builds = 0     # programs made by this queue (compiled or loaded from disk)
         self.compiled = 0   # of those, compiled from source
 
@@ -96,6 +104,30 @@ class Queue:
             if queue is None:
                 queue = cls._shared[chosen] = cls(chosen)
         return queue
+
+    @classmethod
+    def for_cl_queue(cls, cl_queue) -> "Queue":
+        """portgemm's Queue over an existing ``pyopencl.CommandQueue`` (the one a
+        ``pyopencl.array.Array`` lives on): its programs are built in that context. The
+        device's own shared queue when it is that one."""
+        for queue in list(cls._shared.values()):
+            if queue.cl_queue == cl_queue:
+                return queue
+        with cls._shared_lock:
+            queue = cls._wrapped.get(cl_queue)
+            if queue is None:
+                queue = cls._wrapped[cl_queue] = cls(cl_queue=cl_queue)
+        return queue
+
+    @property
+    def allocator(self):
+        """A pyopencl memory pool on this context: temporaries are reused across calls
+        instead of allocated (cuMemAlloc and friends cost milliseconds for large ones)."""
+        if self._allocator is None:
+            from pyopencl.tools import ImmediateAllocator, MemoryPool
+
+            self._allocator = MemoryPool(ImmediateAllocator(self.cl_queue))
+        return self._allocator
 
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""
@@ -188,6 +220,16 @@ class Queue:
 
     def finish(self) -> None:
         self.cl_queue.finish()
+
+
+def _device_of(cl_device) -> Device:
+    """portgemm's Device for a pyopencl device (described afresh if not enumerated)."""
+    from .device import _describe, get_devices
+
+    for device in get_devices():
+        if device.handle == cl_device:
+            return device
+    return _describe(cl_device, cl_device.platform, "custom", 0)
 
 
 def _build_log(exc, device: Device) -> str:

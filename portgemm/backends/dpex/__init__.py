@@ -20,6 +20,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import Resolved
+from ...operands import host_arrays_only
 from ...runtime.device import Device
 from .devices import DEFAULT_DEVICE, describe, get_sycl_devices, sycl_device, to_dpex_range
 from .run import VARIANTS, DpexResult, device_for, get_dpex_variant, launch, resolve_dpex, run_dpex
@@ -51,8 +52,17 @@ class DpexBackend:
                 shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
         return resolve_dpex(device, variant, params, dtype)
 
-    def run(self, resolved: Resolved, a, b, *, poison: float | None = None) -> DpexResult:
-        return launch(resolved, a, b, poison=poison)
+    def resident_device(self, a, b) -> None:
+        host_arrays_only(a, b, self.name)
+        return None
+
+    def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
+            out=None) -> DpexResult:
+        result = launch(resolved, a, b, poison=poison)
+        if out is not None:
+            np.copyto(out, result.c)
+            result.c = out
+        return result
 
 
 BACKEND = DpexBackend()

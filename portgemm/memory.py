@@ -1,0 +1,37 @@
+"""Operands that live where the GEMM runs: device arrays and pinned host arrays.
+
+    q = portgemm.Queue.for_device("gpu")            # portgemm's queue on that device
+    a_dev = portgemm.to_device(a, device="gpu")     # a pyopencl.array.Array on q.cl_queue
+    c_dev = portgemm.matmul(a_dev, b_dev)           # stays on the device, same queue
+    c = c_dev.get()                                 # back to numpy when wanted
+
+A ``pyopencl.array.Array`` made by your own pyopencl code works as well: portgemm builds
+its kernels in that array's context and runs them on its queue. ``empty_pinned`` gives a
+numpy array in page-locked memory, which a discrete GPU reads and writes by DMA at the
+bus's full speed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def to_device(array, device: Any = None):
+    """A ``pyopencl.array.Array`` copy of ``array`` on portgemm's queue of ``device``."""
+    import pyopencl.array as cl_array
+
+    from .runtime.queue import Queue
+
+    queue = Queue.for_device(device)
+    return cl_array.to_device(queue.cl_queue, np.ascontiguousarray(array),
+                              allocator=queue.allocator)
+
+
+def empty_pinned(shape, dtype=np.float32, device: Any = None) -> np.ndarray:
+    """A numpy array in pinned host memory of ``device``'s context (see
+    :func:`portgemm.backends.transfers.empty_pinned`)."""
+    from .backends.transfers import empty_pinned as pinned
+
+    return pinned(shape, dtype, device)

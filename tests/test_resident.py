@@ -1,0 +1,111 @@
+"""Operands on the device, ``out=``, pinned host arrays, and every transfer policy (the GPU
+paths -- staged copies through pinned buffers -- run on the CPU devices here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.backends import transfers
+from portgemm.runtime import Queue
+
+from conftest import assert_close
+
+SHAPES = [(1, 1, 1), (37, 29, 41), (300, 2000, 1100), (2100, 40, 3000)]  # > 8 MB: chunks
+
+
+def operands(m, n, k, seed=0):
+    rng = np.random.default_rng([seed, m, n, k])
+    return (rng.standard_normal((m, k)).astype(np.float32),
+            rng.standard_normal((k, n)).astype(np.float32))
+
+
+@pytest.mark.parametrize("policy", transfers.POLICIES)
+def test_every_transfer_policy(device, policy, monkeypatch):
+    monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, policy)
+    for shape in SHAPES:
+        a, b = operands(*shape)
+        assert_close(portgemm.gemm(a, b, device=device, variant="xgemm", poison=np.nan).c, a, b)
+        out = np.full((shape[0], shape[1]), np.nan, np.float32)
+        assert portgemm.gemm(np.asfortranarray(a), b, device=device, out=out).c is out
+        assert_close(out, a, b)
+
+
+def test_staged_copies_many_chunks_in_a_row(any_device, monkeypatch):
+    """Two operands through the same pinned buffers: the second waits for the first."""
+    monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, "staged")
+    monkeypatch.setattr(transfers, "CHUNK_BYTES", 4096)  # many chunks of a small problem
+    transfers.staging_for.cache_clear()
+    try:
+        a, b = operands(70, 90, 130)
+        for _ in range(3):
+            assert_close(portgemm.matmul(a, b, device=any_device), a, b)
+    finally:
+        transfers.staging_for.cache_clear()
+
+
+def test_device_arrays_stay_on_the_device(device):
+    import pyopencl.array as cl_array
+
+    queue = Queue.for_device(device)
+    a, b = operands(61, 47, 129)
+    a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+    result = portgemm.gemm(a_dev, b_dev)
+    assert isinstance(result.c, cl_array.Array) and result.c.queue == queue.cl_queue
+    assert result.device == device and result.kernel_ms > 0
+    assert_close(result.c.get(), a, b)
+    mixed = portgemm.matmul(a, b_dev)  # one numpy operand goes to the array's device
+    assert isinstance(mixed, cl_array.Array)
+    assert_close(mixed.get(), a, b)
+    out = cl_array.empty(queue.cl_queue, (61, 47), np.float32)
+    assert portgemm.gemm(a_dev, b_dev, out=out).c is out
+    assert_close(out.get(), a, b)
+    transposed = portgemm.to_device(np.asfortranarray(a), device)
+    assert transposed.flags.f_contiguous or transposed.flags.c_contiguous
+
+
+def test_arrays_of_your_own_pyopencl_context(any_device):
+    """A queue made by pyopencl code, without profiling: portgemm runs on it."""
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    context = cl.Context([any_device.handle])
+    queue = cl.CommandQueue(context)
+    a, b = operands(33, 17, 65)
+    c = portgemm.gemm(cl_array.to_device(queue, a), cl_array.to_device(queue, b))
+    assert c.c.queue == queue and c.kernel_ms > 0
+    assert_close(c.c.get(), a, b)
+
+
+def test_device_array_errors(any_device):
+    import pyopencl.array as cl_array
+
+    a, b = operands(8, 8, 8)
+    a_dev = portgemm.to_device(a, any_device)
+    with pytest.raises(TypeError, match="host backend takes numpy"):
+        portgemm.matmul(a_dev, b, backend="host")
+    with pytest.raises(portgemm.ParameterError, match="offset"):
+        portgemm.matmul(a_dev[1:], b)
+    with pytest.raises(portgemm.ParameterError, match="out must be a"):
+        portgemm.matmul(a, b, device=any_device, out=np.empty((8, 7), np.float32))
+    with pytest.raises(portgemm.ParameterError, match="C-contiguous"):
+        portgemm.matmul(a, b, device=any_device, out=np.empty((8, 8), np.float32, order="F"))
+    other = [d for d in portgemm.get_devices() if d != any_device]
+    if other:
+        with pytest.raises(portgemm.ParameterError, match="operands live on"):
+            portgemm.matmul(a_dev, b, device=other[0])
+    empty = portgemm.matmul(portgemm.to_device(np.ones((3, 0), np.float32), any_device),
+                            np.ones((0, 4), np.float32))
+    assert isinstance(empty, cl_array.Array) and np.all(empty.get() == 0)
+
+
+def test_pinned_arrays(any_device):
+    a, b = operands(50, 60, 70)
+    pinned = portgemm.empty_pinned(a.shape, np.float32, any_device)
+    pinned[...] = a
+    assert transfers.is_pinned(pinned) and transfers.is_pinned(pinned[3:])
+    assert not transfers.is_pinned(a)
+    out = portgemm.empty_pinned((50, 60), np.float32, any_device)
+    assert portgemm.gemm(pinned, b, device=any_device, out=out).c is out
+    assert_close(out, a, b)
