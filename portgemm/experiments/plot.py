@@ -154,12 +154,11 @@ def _draw_bars(ax, experiment: Experiment, records: list[Record], colors, marks:
         ax.axhline(100, color="0.3", linewidth=0.8, linestyle="--")
 
 
-def _spans_decades(records: list[Record], metric: str) -> bool:
-    """A log axis only where the values (ours and the report's) span a factor of 10:
-    a narrow range reads better on a linear one."""
+def _span(records: list[Record], metric: str) -> float:
+    """max / min of the values drawn (ours and the report's); 1 when there are none."""
     values = [v for r in records for v in (_y(r, metric) if r.shown else None, r.seed)
               if v is not None and v > 0]
-    return bool(values) and max(values) >= 10 * min(values)
+    return max(values) / min(values) if values else 1.0
 
 
 def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) -> dict | None:
@@ -187,9 +186,12 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
         if panel:
             ax.set_title(panel, fontsize=10)
         ax.set_xlabel(spec.xlabel)
-        if spec.logy and _spans_decades(records, spec.y):
+        span = _span(records, spec.y)
+        if spec.logy and span >= 10:  # a narrower range reads better on a linear axis
             ax.set_yscale("log")
             plain = plt.FuncFormatter(lambda v, _: f"{v:g}")  # 200, not 2 x 10^2
+            subs = (1, 2, 5) if span < 1e3 else (1,)  # labels at 1-2-5 while few decades
+            ax.yaxis.set_major_locator(plt.LogLocator(base=10, subs=subs))
             ax.yaxis.set_major_formatter(plain)
             ax.yaxis.set_minor_formatter(plt.NullFormatter())
         ax.grid(True, which="major", alpha=0.3)
