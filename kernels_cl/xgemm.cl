@@ -60,6 +60,11 @@
  * NDRange: (ceil(M / MWI), ceil(N / NWI)) rounded up to the work-group, i.e. one
  * work-group per MWG x NWG tile.
  *
+ * Work-group order (SWIZZLE > 1): groups are dealt in bands of SWIZZLE tile-rows of C,
+ * column by column within a band, instead of row by row, so the groups running at the
+ * same time share SWIZZLE panels of A and a few panels of B (read from the L2 cache
+ * rather than memory). The launch numbers groups with dimension 0 fastest.
+ *
  * Split-K (KSPLIT > 1), for shapes with too few tiles of C to fill the device and a deep
  * K: the NDRange gains a third dimension of KSPLIT work-group layers. Layer z takes the
  * z-th of KSPLIT runs of whole KWG slabs of K and writes its partial product into slice z
@@ -108,6 +113,9 @@
 #endif
 #ifndef KSPLIT
 #define KSPLIT 1         // split-K: K cut into KSPLIT ranges, one per work-group layer
+#endif
+#ifndef SWIZZLE
+#define SWIZZLE 1        // work-groups dealt in bands of SWIZZLE tile-rows (L2 reuse); 1: plain
 #endif
 
 #define XG_CAT_(a, b) a##b
@@ -366,8 +374,18 @@ void gemm(const int M, const int N, const int K_all,
     const int tm = (tid / 32) / (NDIMC / WARPN) * (32 / WARPN) + (tid % 32) / WARPN;
     const int tn = (tid / 32) % (NDIMC / WARPN) * WARPN + (tid % 32) % WARPN;
 #endif
+#if SWIZZLE > 1
+    const int groups_n = get_num_groups(0);
+    const int launched = get_group_id(1) * groups_n + get_group_id(0);
+    const int band = SWIZZLE * groups_n;
+    const int first_m = launched / band * SWIZZLE;
+    const int band_rows = min((int)get_num_groups(1) - first_m, SWIZZLE);
+    const int m0 = (first_m + launched % band % band_rows) * MWG;
+    const int n0 = (launched % band / band_rows) * NWG;
+#else
     const int n0 = get_group_id(0) * NWG;
     const int m0 = get_group_id(1) * MWG;
+#endif
     /* Aligned vector loads are safe when every vector starts on a multiple of VW
      * elements: tiles start on multiples of VW, so the leading dimension decides. */
     const int a_aligned = (lda % VW) == 0;

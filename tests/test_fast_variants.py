@@ -35,6 +35,8 @@ XGEMM_PARAMS = {
                  DOUBLE_BUFFER=1, KUNROLL=2, WARPN=4),
     "tall-wg-vw1": dict(MWG=64, NWG=16, KWG=4, MDIMC=16, NDIMC=4, VW=1, VWM=4, VWN=2, PAD=0,
                         DOUBLE_BUFFER=0, KUNROLL=1, WARPN=2),
+    "swizzle3": dict(MWG=32, NWG=32, KWG=8, MDIMC=8, NDIMC=8, VW=2, VWM=2, VWN=1, PAD=1,
+                     DOUBLE_BUFFER=0, KUNROLL=2, WARPN=8, SWIZZLE=3),  # bands of 3 rows
 }
 LOCAL_PARAMS = {
     "default": None,

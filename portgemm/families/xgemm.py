@@ -45,14 +45,14 @@ FLAGS = ("PAD", "DOUBLE_BUFFER")  # the parameters that may be 0
 # (85%), 19.2 at 1024 (64%); at 1024, MWG=128 NWG=64 ran at 26.8 (90-100%).
 GPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4,
                 "VWM": 4, "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 16,
-                "KSPLIT": 1}
+                "KSPLIT": 1, "SWIZZLE": 1}
 # For CPU runtimes that vectorise across work-items along dimension 0 (Intel's): scalar
 # loads (VW = 1) and plain order (VWN = 1, WARPN = NDIMC) so the 16 lanes of a SIMD row
 # read 16 consecutive floats; 4 x 4 accumulators a work-item; a deep K slab (barriers
 # are costly there); builds in a fraction of a second.
 CPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW": 1,
                 "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4, "WARPN": 32,
-                "KSPLIT": 1}
+                "KSPLIT": 1, "SWIZZLE": 1}
 
 
 def _mwi(p: Params) -> int:
@@ -150,6 +150,7 @@ class XGemm(Variant):
         "KUNROLL": [4, 8, 16],
         "WARPN": [8, 16, 32],
         "KSPLIT": [1],  # split-K is for shapes with few tiles of C: tune it there (--param)
+        "SWIZZLE": [1],  # group order: a GPU knob for large C (--param SWIZZLE=1,4,8)
     }
     defaults = dict(PORTABLE_DEFAULTS)
     flags = FLAGS
