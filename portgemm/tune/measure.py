@@ -9,6 +9,8 @@ from typing import Mapping
 import numpy as np
 
 from ..backends import Resolved, get_backend
+from ..backends.transfers import policy_for
+from ..operands import is_device_array
 from ..errors import BuildError
 from ..families.base import Variant
 from ..runtime.queue import Queue
@@ -28,11 +30,25 @@ class Workload:
         self.ref = reference(self.a, self.b)
         self.tol = tolerance(dtype, k)
         self.flops = 2.0 * m * n * k
+        self._uploaded = None  # (queue, A, B) on the last queue asked for
 
-    def relerr(self, c: np.ndarray) -> float:
+    def relerr(self, c) -> float:
         """portgemm.verify's relative error; inf when C holds NaN (unwritten elements)."""
-        error = relative_error(c, self.ref)
+        error = relative_error(c.get() if is_device_array(c) else c, self.ref)
         return error if math.isfinite(error) else math.inf
+
+    def operands(self, queue: Queue):
+        """A and B as the candidate reads them: on a device that copies operands (a
+        discrete GPU) uploaded once to the queue, so each run times the kernel, not the bus;
+        elsewhere (shared memory) the numpy arrays themselves."""
+        if policy_for(queue.device) in ("svm", "host_ptr"):
+            return self.a, self.b
+        if self._uploaded is None or self._uploaded[0] is not queue:
+            import pyopencl.array as cl_array
+
+            self._uploaded = (queue, cl_array.to_device(queue.cl_queue, self.a),
+                              cl_array.to_device(queue.cl_queue, self.b))
+        return self._uploaded[1:]
 
 
 def measure(queue: Queue, variant: Variant, params: Mapping, work: Workload,
@@ -41,9 +57,13 @@ def measure(queue: Queue, variant: Variant, params: Mapping, work: Workload,
     a build failure, a runtime error or a wrong result ends it with that status."""
     backend, call = get_backend("opencl"), Resolved(queue.device, variant.name, params, variant)
     times, worst = [], 0.0
+    try:
+        a, b = work.operands(queue)
+    except Exception as exc:  # the device cannot hold them
+        return Record(params, work.size, "failed", message=f"{type(exc).__name__}: {exc}")
     for run in range(max(warmup, 0) + max(reps, 1)):
         try:
-            result = backend.run(call, work.a, work.b, poison=float("nan"), queue=queue)
+            result = backend.run(call, a, b, poison=float("nan"), queue=queue)
         except BuildError as exc:
             return Record(params, work.size, "failed", message=f"BuildError: {exc}")
         except (KeyboardInterrupt, SystemExit):
