@@ -15,6 +15,8 @@ TIMING_WORDS = {
     "wall": "wall ms: the whole call, uploads, kernel and download included, median",
 }
 
+HOST_WORDS = "wall ms: the call's time (host code has no transfers), median"
+
 
 def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list[Record],
                    png: str | None, plot_hint: str) -> None:
@@ -36,7 +38,7 @@ def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list
         + "; "
         f"started {meta['started']}, took {meta['elapsed_s']:g} s",
         f"- points: {len(records)} — " + ", ".join(f"{n} {s}" for s, n in counts.items() if n),
-        f"- {TIMING_WORDS[experiment.timed]}"
+        f"- {HOST_WORDS if all(r.place == 'host' for r in records) else TIMING_WORDS[experiment.timed]}"
         + ("; host code: the call's wall time" if any(r.place == "host" for r in records)
            and experiment.timed == "kernel" else "") + "; GFLOPS from that time",
         "- every point is checked against float64 (relative Frobenius error); a wrong one "

@@ -174,4 +174,11 @@ def redraw(experiment: Experiment, out: Path | str) -> Outcome:
     the table or the plot, or to draw on a machine with matplotlib)."""
     out = Path(out)
     meta, records = read_json(out / f"{experiment.name}.json")
+    # the report's numbers are the experiment's, not the run's: take today's
+    points = {(p.series, p.x, p.panel, p.size): p
+              for p in experiment.points(MODES.get(meta.get("mode"), MODES["full"]))}
+    for r in records:
+        point = points.get((r.series, r.x, r.panel, (r.m, r.n, r.k)))
+        if point is not None:
+            r.seed, r.seed_note = point.seed, point.seed_note
     return write_outputs(experiment, meta, records, out)

@@ -32,9 +32,16 @@ def _cpu_sizes(mode: Mode) -> list[int]:
     return pick(mode, full=_powers(9, 12), quick=_powers(9, 11), tiny=[32, 64])
 
 
+def _seed(table: dict, n: int, column: int) -> dict:
+    """Point keywords for the report's cell: its number, or its N/A said as such."""
+    if n not in table:
+        return {}
+    value = table[n][column]
+    return {"seed": value} if value is not None else {"seed_note": "N/A in the report"}
+
+
 def size_scaling_points(mode: Mode) -> list[Point]:
-    return [Point(label, n, variant, _square(n), params, on="host",
-                  seed=CPU_TABLE.get(n, (None,) * 3)[i])
+    return [Point(label, n, variant, _square(n), params, on="host", **_seed(CPU_TABLE, n, i))
             for n in _cpu_sizes(mode)
             for i, (label, variant, params) in enumerate(CPU_ALGORITHMS)]
 
@@ -106,8 +113,7 @@ def device_scaling_points(mode: Mode) -> list[Point]:
     series = (("CPU baseline (ijk)", "serial-ijk", {}, "host"),
               ("naive", "naive", NAIVE_32, "device"),
               ("tiled (local memory)", "local", LOCAL_32, "device"))
-    return [Point(label, n, variant, _square(n), params, on=on,
-                  seed=DEVICE_TABLE.get(n, (None,) * 3)[i])
+    return [Point(label, n, variant, _square(n), params, on=on, **_seed(DEVICE_TABLE, n, i))
             for n in sizes for i, (label, variant, params, on) in enumerate(series)]
 
 
