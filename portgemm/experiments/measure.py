@@ -76,6 +76,7 @@ class Timing:
     c: Any
     kernel_ms: float
     wall_ms: float
+    params: dict | None = None  # every parameter the code ran with, defaults included
 
 
 def _run_gemm(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
@@ -83,7 +84,7 @@ def _run_gemm(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
     target = places.target(point)
     r = gemm(a, b, device=target.device, variant=point.variant, params=dict(point.params),
              backend=target.backend, poison=poison)
-    return Timing(r.c, r.kernel_ms, r.wall_ms)
+    return Timing(r.c, r.kernel_ms, r.wall_ms, dict(r.params))
 
 
 def _run_vendor(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
@@ -160,6 +161,8 @@ def measure(point: Point, record: Record, places: Places, mode: Mode, a: np.ndar
         return record.mark(SKIPPED, str(exc).splitlines()[0])
     except Exception as exc:  # a driver error (out of resources, ...) is a result too
         return record.mark(FAILED, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    if first.params is not None:
+        record.params = first.params
     record.relerr = relative_error(np.asarray(first.c), reference64)
     record.tolerance = float(tolerance(a.dtype, a.shape[1]))
     if not record.relerr <= record.tolerance:  # NaN (an unwritten element) fails too
