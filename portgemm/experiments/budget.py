@@ -15,21 +15,24 @@ PROBE_START = 256       # the first probe's largest dimension
 PROBE_CAP_S = 2.0       # no probe predicted to take longer than this
 HOST_MEMORY_SHARE = 0.8
 
+_FULL, _QUICK = MODES["full"], MODES["quick"]
 RULE = f"""\
 A point is skipped, and kept in the JSON, the table and the plot with the reason, when
 
 1. portgemm has no counterpart for it (e.g. C's `restrict`);
 2. it does not fit: its float32 operands are larger than the device's memory, or its
-   float64 check (A, B and C in float64) would take over {HOST_MEMORY_SHARE:.0%} of the host's memory;
+   float64 check (A, B and C in float64) would take over {HOST_MEMORY_SHARE:.0%} of the
+   host's memory;
 3. its predicted time for one call exceeds the point budget (full run:
-   {MODES['full'].point_budget_s:g} s, `--quick`: {MODES['quick'].point_budget_s:g} s; `--budget SECONDS` sets another). The
-   prediction scales the time of the same configuration (place, variant and parameters)
-   at a smaller size by the ratio of flops: the experiment's own earlier point when there
-   is one, else probes of that configuration at {PROBE_START}, {2 * PROBE_START}, ... (at most a quarter
-   of the point's size, none predicted over {PROBE_CAP_S:g} s). A point of at most
-   {SMALL_FLOPS / 1e9:g} GFLOP is not predicted: even at 0.5 GFLOPS it takes {SMALL_FLOPS / 0.5e9:g} s;
-4. the experiment's time limit is spent (`--quick`: {MODES['quick'].total_budget_s:g} s, which with rule 3
-   keeps a quick experiment within about two minutes; a full run has none unless
+   {_FULL.point_budget_s:g} s, `--quick`: {_QUICK.point_budget_s:g} s; `--budget SECONDS` sets
+   another). The prediction scales the time of the same configuration (place, variant
+   and parameters) at a smaller size by the ratio of flops: the experiment's own earlier
+   point when there is one, else probes of that configuration at {PROBE_START},
+   {2 * PROBE_START}, ... (at most a quarter of the point's size, none predicted over
+   {PROBE_CAP_S:g} s). A point of at most {SMALL_FLOPS / 1e9:g} GFLOP is not predicted: even
+   at 0.5 GFLOPS it takes {SMALL_FLOPS / 0.5e9:g} s;
+4. the experiment's time limit is spent (`--quick`: {_QUICK.total_budget_s:g} s, which with
+   rule 3 keeps a quick experiment within about two minutes; a full run has none unless
    `--time-limit SECONDS` sets one).
 
 Time ∝ flops is optimistic where a larger problem falls out of the caches, so a point can

@@ -38,7 +38,8 @@ def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list
         + "; "
         f"started {meta['started']}, took {meta['elapsed_s']:g} s",
         f"- points: {len(records)} — " + ", ".join(f"{n} {s}" for s, n in counts.items() if n),
-        f"- {HOST_WORDS if all(r.place == 'host' for r in records) else TIMING_WORDS[experiment.timed]}"
+        "- " + (HOST_WORDS if all(r.place == "host" for r in records)
+                else TIMING_WORDS[experiment.timed])
         + ("; host code: the call's wall time" if any(r.place == "host" for r in records)
            and experiment.timed == "kernel" else "") + "; GFLOPS from that time",
         "- every point is checked against float64 (relative Frobenius error); a wrong one "

@@ -160,7 +160,8 @@ def measure(point: Point, record: Record, places: Places, mode: Mode, a: np.ndar
     except (ParameterError, TypeError) as exc:
         return record.mark(SKIPPED, str(exc).splitlines()[0])
     except Exception as exc:  # a driver error (out of resources, ...) is a result too
-        return record.mark(FAILED, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        first_line = str(exc).splitlines()[0] if str(exc) else ""
+        return record.mark(FAILED, f"{type(exc).__name__}: {first_line}")
     if first.params is not None:
         record.params = first.params
     record.relerr = relative_error(np.asarray(first.c), reference64)

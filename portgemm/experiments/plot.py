@@ -209,7 +209,9 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
     fig.suptitle(f"{experiment.name} — {device} ({meta.get('mode')})", fontsize=10)
     notes = marks.notes
     lines = []
-    for note in notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"] if len(notes) > 6 else []):
+    if len(notes) > 6:
+        notes = notes[:6] + [f"... and {len(notes) - 6} more (see the table)"]
+    for note in notes:
         # about 17 characters an inch at this font size; two lines a note at most
         lines += textwrap.wrap(note, int(width * 17), max_lines=2, placeholder=" [...]")
     if lines:
