@@ -102,6 +102,49 @@ def tall_skinny(device, rows, copy_gbs):
         del a_dev, b_dev
 
 
+TINY_TILES = {
+    "16x16/8x8/k64": dict(MWG=16, NWG=16, KWG=64, MDIMC=8, NDIMC=8, VW=4, VWM=2, VWN=2, PAD=1,
+                          DOUBLE_BUFFER=1, KUNROLL=16, WARPN=8),
+    "16x16/4x4/k64": dict(MWG=16, NWG=16, KWG=64, MDIMC=4, NDIMC=4, VW=4, VWM=4, VWN=4, PAD=1,
+                          DOUBLE_BUFFER=1, KUNROLL=16, WARPN=4),
+    "16x16/8x8/k128": dict(MWG=16, NWG=16, KWG=128, MDIMC=8, NDIMC=8, VW=4, VWM=2, VWN=2,
+                           PAD=1, DOUBLE_BUFFER=1, KUNROLL=16, WARPN=8),
+}
+
+
+def tiny_tiles(device, rows, copy_gbs, shapes=((16, 1 << 25), (9, 1 << 25), (16, 1 << 21),
+                                              (9, 1 << 21), (8, 1 << 21))):
+    """xgemm with tiles of 16 x 16 split along K thousands of ways, against tallskinny:
+    is a GEMM kernel with local-memory tiles the better tall-skinny kernel past 8 x 8?"""
+    rng = np.random.default_rng(2)
+    for mn, k in shapes:
+        a = rng.uniform(-1, 1, (mn, k)).astype(np.float32)
+        b = rng.uniform(-1, 1, (k, mn)).astype(np.float32)
+        ref = a.astype(np.float64) @ b
+        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+        auto_ms, auto = kernel_ms(a_dev, b_dev)
+        row = {"m": mn, "k": k, "auto": auto.variant, "auto_params": auto.params,
+               "auto_ms": auto_ms, "auto_of_copy": 2 * mn * k * 4 / (auto_ms * 1e6) / copy_gbs,
+               "tiles": []}
+        for name, tile in TINY_TILES.items():
+            for split in (128, 256, 512, 1024, 2048, 4096, 8192):
+                params = dict(tile, KSPLIT=split)
+                try:
+                    ms, result = kernel_ms(a_dev, b_dev, variant="xgemm", params=params, reps=5)
+                except portgemm.ParameterError as exc:
+                    row["tiles"].append({"tile": name, "KSPLIT": split, "error": str(exc)[:80]})
+                    continue
+                err = float(np.linalg.norm(result.c.get() - ref) / np.linalg.norm(ref))
+                row["tiles"].append({"tile": name, "KSPLIT": split, "kernel_ms": ms,
+                                     "of_copy": 2 * mn * k * 4 / (ms * 1e6) / copy_gbs,
+                                     "relerr": err})
+        best = min((t for t in row["tiles"] if "kernel_ms" in t), key=lambda t: t["kernel_ms"])
+        row["best_tile"] = best
+        rows.append(row)
+        print(json.dumps({key: row[key] for key in ("m", "k", "auto_ms", "auto_of_copy",
+                                                    "best_tile")}), flush=True)
+
+
 def deep_k(device, rows, splits: bool):
     from portgemm.families.xgemm import GPU_DEFAULTS
 
@@ -138,19 +181,21 @@ def main():
     p.add_argument("--device", default="gpu")
     p.add_argument("--json", default="shapes.json")
     p.add_argument("--splits", action="store_true")
-    p.add_argument("--only", choices=("tall", "deep"), default=None)
+    p.add_argument("--only", choices=("tall", "deep", "tiny"), default=None)
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     copy_gbs = copy_bandwidth(device)
     print(f"device copy bandwidth {copy_gbs:.0f} GB/s (read + write)", flush=True)
-    tall, deep = [], []
+    tall, deep, tiny = [], [], []
     if args.only in (None, "tall"):
         tall_skinny(device, tall, copy_gbs)
     if args.only in (None, "deep"):
         deep_k(device, deep, args.splits)
+    if args.only == "tiny":
+        tiny_tiles(device, tiny, copy_gbs)
     with open(args.json, "w") as f:
         json.dump({"device": device.description, "copy_gbs": copy_gbs, "tall_skinny": tall,
-                   "deep_k": deep}, f, indent=1)
+                   "deep_k": deep, "tiny": tiny}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ from ..families import get_variant
 from .database import default_sources, file_stamp
 from .default import default_choice
 from .lookup import lookup
-from .shapes import classify
-from .splitk import ksplit
+from .shapes import SIZE_CLASSES, classify
+from .splitk import fitting_tile, ksplit
 
 MEMO_LIMIT = 1024
 
@@ -55,18 +55,43 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
 
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
             sources: Sequence[tuple[str, Path]]) -> Choice:
+    own, why = classify(m, n, k)
+    if own == "deep-k":
+        return _deep_k(device, m, n, k, itemsize, sources, f"shape class {own} ({why})")
     found, notes = lookup(device, m, n, k, itemsize, sources)
     if found is None:
         variant, params, reason = default_choice(device, m, n, k, itemsize)
         if notes:
             reason += "; passed over: " + "; ".join(notes)
         return Choice(variant, params, reason, "model")
-    own, why = classify(m, n, k)
-    variant, params, reason = found.entry.variant, found.params, found.reason
-    impl = get_variant(variant)
-    if own == "deep-k" and found.shape_class != own and "KSPLIT" in impl.parameter_names:
-        # a tile configuration tuned for ordinary shapes, split along K by the model
-        split, why_split = ksplit(device, params, m, n, k, itemsize)
-        params = impl.check({**params, "KSPLIT": split}, device, itemsize)
-        reason += f"; {why_split}"
-    return Choice(variant, params, f"shape class {own} ({why}); {reason}", found.entry.source)
+    return Choice(found.entry.variant, found.params,
+                  f"shape class {own} ({why}); {found.reason}", found.entry.source)
+
+
+def _deep_k(device: Device, m: int, n: int, k: int, itemsize: int,
+            sources: Sequence[tuple[str, Path]], why: str) -> Choice:
+    """A deep-K entry of the device when there is one; else the tile that fits C best
+    among the size classes' entries and the presets, split along K by the model."""
+    found, notes = lookup(device, m, n, k, itemsize, sources, classes=["deep-k"])
+    if found is not None:
+        return Choice(found.entry.variant, found.params, f"{why}; {found.reason}",
+                      found.entry.source)
+    xgemm = get_variant("xgemm")
+    tiles = []  # (checked params, where from, source)
+    for cls in SIZE_CLASSES:
+        entry, _ = lookup(device, m, n, k, itemsize, sources, classes=[cls])
+        if entry is not None and entry.entry.variant == xgemm.name:
+            tiles.append((entry.params, f"{entry.entry.source} {cls}-class entry",
+                          entry.entry.source))
+    for name, preset in xgemm.presets_for(device):
+        if not xgemm.problems(xgemm.resolve(preset), device, itemsize):
+            tiles.append((xgemm.resolve(preset), f"xgemm's {name} preset", "model"))
+    if not tiles:
+        variant, params, reason = default_choice(device, m, n, k, itemsize)
+        return Choice(variant, params, reason, "model")
+    chosen = fitting_tile([t[0] for t in tiles], m, n)
+    params, origin, source = next(t for t in tiles if t[0] is chosen)
+    split, why_split = ksplit(device, params, m, n, k, itemsize)
+    return Choice(xgemm.name, xgemm.check({**params, "KSPLIT": split}, device, itemsize),
+                  f"{why}; tile {params['MWG']}x{params['NWG']} from the {origin} (the "
+                  f"largest inside C of {len(tiles)}); {why_split}", source)

@@ -9,7 +9,6 @@ from typing import Any
 from ..families import get_variant
 from ..runtime.device import Device
 from .shapes import classify
-from .splitk import ksplit
 from .tallskinny import tallskinny_params
 
 
@@ -21,12 +20,6 @@ def default_choice(device: Device, m: int, n: int, k: int,
         params, reason = tallskinny_params(device, m, n, k)
         return "tallskinny", get_variant("tallskinny").check(params, device, itemsize), (
             f"shape class {own} ({why}); {reason}")
-    if own == "deep-k":
-        xgemm = get_variant("xgemm")
-        params = xgemm.check(None, device, itemsize)  # the device type's preset
-        split, reason = ksplit(device, params, m, n, k, itemsize)
-        return "xgemm", xgemm.check({**params, "KSPLIT": split}, device, itemsize), (
-            f"shape class {own} ({why}); xgemm's {device.type} preset, {reason}")
     variant = get_variant("inreg")
     params = variant.resolve(None)
     if variant.problems(params, device, itemsize):  # a device with tiny work-groups

@@ -122,15 +122,17 @@ def checked_params(entry: Entry, device: Device, itemsize: int) -> tuple[dict | 
 
 
 def lookup(device: Device, m: int, n: int, k: int, itemsize: int,
-           sources: Sequence[tuple[str, Path]]) -> tuple[Found | None, list[str]]:
-    """The best usable entry for this device and shape, and notes on what was skipped."""
+           sources: Sequence[tuple[str, Path]],
+           classes: Sequence[str] | None = None) -> tuple[Found | None, list[str]]:
+    """The best usable entry for this device and shape, and notes on what was skipped;
+    ``classes`` replaces the shape classes searched (nearest first)."""
     notes: list[str] = []
     dtype = DTYPES.get(itemsize, f"{itemsize}-byte")
     found = leveled(sources, notes)
     own = shape_class(m, n, k)
     for level in LEVELS:
         at_level = [e for lv, e in found if lv == level and matches(e, device, level)]
-        for cls in class_order(m, n, k):
+        for cls in (class_order(m, n, k) if classes is None else classes):
             best = None
             for entry in at_level:
                 if entry.entry["shape_class"] != cls or entry.entry["dtype"] != dtype:

@@ -2,7 +2,9 @@
 
 The kernel is bound by reading A and B once, so the model asks for the fewest work-items
 that keep the device's memory busy: on a GPU one full wave of resident work-items
-(work-group 256, enough groups to fill every compute unit's slots), on a CPU one SIMD
+(work-group 256, enough groups to fill every compute unit as far as its registers allow:
+a work-item holds its tile's accumulators, its operands and about REGISTER_OVERHEAD
+more), on a CPU one SIMD
 vector per work-group (a CPU runtime runs a group's vectors one after another, so a
 wider group would sweep its run of K once per vector) and a few groups per core. Two
 bounds on the work of one work-item, which adds its products in sequence: at most
@@ -20,7 +22,8 @@ from ..runtime.device import Device
 from .traits import traits
 
 MAX_TERMS = 4096
-MIN_TERMS = 64
+MIN_TERMS = 16
+REGISTER_OVERHEAD = 24  # addresses, loop counters and the like, beside the tile
 ACCUMULATORS = {"cpu": 64, "gpu": 128}  # per work-item, by device type (others: gpu's)
 GPU_GROUP = 256
 GROUPS_PER_CORE = 4
@@ -54,8 +57,10 @@ def tallskinny_params(device: Device, m: int, n: int, k: int) -> tuple[dict, str
         wanted, fill = known.compute_units * GROUPS_PER_CORE, f"{GROUPS_PER_CORE} groups a core"
     else:
         size = min(GPU_GROUP, known.max_group)
-        wanted = ceil(known.slots / (size * tiles))
-        fill = f"one wave of {known.slots} resident work-items"
+        registers = tile[0] * tile[1] + tile[0] + tile[1] + REGISTER_OVERHEAD
+        resident = known.compute_units * known.items_per_unit(registers)
+        wanted = ceil(resident / (size * tiles))
+        fill = f"one wave of {resident} resident work-items of ~{registers} registers"
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1]}

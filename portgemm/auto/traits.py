@@ -19,6 +19,11 @@ NVIDIA_RESIDENT = {(7, 0): 2048, (7, 5): 1024, (8, 0): 2048, (8, 6): 1536, (8, 7
                    (8, 9): 1536, (9, 0): 2048, (10, 0): 2048, (12, 0): 1536}
 NVIDIA_CORES = {(7, 0): 64, (7, 5): 64, (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128,
                 (9, 0): 128, (10, 0): 128, (12, 0): 128}
+# shared memory per SM in bytes (the most a kernel can be given), and registers per SM
+NVIDIA_LOCAL = {(7, 0): 96 << 10, (7, 5): 64 << 10, (8, 0): 164 << 10, (8, 6): 100 << 10,
+                (8, 7): 164 << 10, (8, 9): 100 << 10, (9, 0): 228 << 10, (10, 0): 228 << 10,
+                (12, 0): 100 << 10}
+NVIDIA_REGISTERS = 65536
 
 
 @dataclass(frozen=True)
@@ -28,11 +33,29 @@ class Traits:
     resident: int      # work-items one compute unit holds at once
     lanes: int         # work-items one compute unit executes at the same time
     max_group: int     # the largest work-group, capped at 1024
+    registers: int = 0     # 32-bit registers of one compute unit (0: unknown)
+    local_per_unit: int = 0  # local memory one compute unit shares among its groups
 
     @property
     def slots(self) -> int:
         """Work-items the whole device holds at once."""
         return self.compute_units * self.resident
+
+    def groups_per_unit(self, threads: int, registers_each: int, local_bytes: int) -> int:
+        """Work-groups of ``threads`` work-items one compute unit holds at once, as far as
+        work-item slots, registers (where known) and local memory allow; at least 1."""
+        fits = [self.resident // max(1, threads)]
+        if self.registers:
+            fits.append(self.registers // max(1, threads * registers_each))
+        if local_bytes and self.local_per_unit:
+            fits.append(self.local_per_unit // local_bytes)
+        return max(1, min(fits))
+
+    def items_per_unit(self, registers_each: int) -> int:
+        """Work-items one compute unit holds when each needs ``registers_each`` registers."""
+        if not self.registers:
+            return self.resident
+        return max(self.simd, min(self.resident, self.registers // max(1, registers_each)))
 
 
 @memoize(maxsize=64)
@@ -42,12 +65,13 @@ def traits(device: Device) -> Traits:
     capability = nvidia_capability(device)
     if capability is not None:
         return Traits(units, 32, NVIDIA_RESIDENT.get(capability, 2048),
-                      NVIDIA_CORES.get(capability, 128), max_group)
+                      NVIDIA_CORES.get(capability, 128), max_group, NVIDIA_REGISTERS,
+                      NVIDIA_LOCAL.get(capability, device.local_mem_size))
     if device.type == "gpu":
         simd = _attribute(device, "wavefront_width_amd") or 32
-        return Traits(units, simd, 2 * max_group, 2 * simd, max_group)
+        return Traits(units, simd, 2 * max_group, 2 * simd, max_group, 0, device.local_mem_size)
     simd = max(1, device.native_vector_width)
-    return Traits(units, simd, max_group, simd, max_group)
+    return Traits(units, simd, max_group, simd, max_group, 0, device.local_mem_size)
 
 
 def nvidia_capability(device: Device) -> tuple[int, int] | None:

@@ -105,7 +105,9 @@ def is_pinned(array: np.ndarray) -> bool:
 
 
 class Staging:
-    """A queue's pinned staging buffers: two for uploads, two for downloads."""
+    """A queue's pinned staging buffers, two for uploads and two for downloads: buffers
+    made with ALLOC_HOST_PTR and mapped for good; copies go from and to the mapped
+    pointers, which the driver knows to be page-locked (DMA at the bus's speed)."""
 
     def __init__(self, queue: Queue):
         import pyopencl as cl
@@ -162,9 +164,11 @@ def staged_upload(queue: Queue, host: np.ndarray, device_buffer) -> None:
             staging.pending[slot].wait()  # its last chunk is on the device: free to refill
         size = min(CHUNK_BYTES, source.nbytes - start)
         parallel_copy(staging.host[slot][:size], source[start:start + size])
+        # from the mapped pointer, never the buffer object: while mapped, a driver with a
+        # device-side copy of the buffer (NVIDIA's) does not see what was written there
         staging.pending[slot] = cl.enqueue_copy(queue.cl_queue, device_buffer,
-                                                staging.buffers[slot], byte_count=size,
-                                                dst_offset=start)
+                                                staging.host[slot][:size], dst_offset=start,
+                                                is_blocking=False)
 
 
 def staged_download(queue: Queue, device_buffer, host: np.ndarray) -> None:
@@ -178,8 +182,8 @@ def staged_download(queue: Queue, device_buffer, host: np.ndarray) -> None:
     def fetch(index):
         slot, start = 2 + index % 2, starts[index]
         size = min(CHUNK_BYTES, target.nbytes - start)
-        return cl.enqueue_copy(queue.cl_queue, staging.buffers[slot], device_buffer,
-                               byte_count=size, src_offset=start)
+        return cl.enqueue_copy(queue.cl_queue, staging.host[slot][:size], device_buffer,
+                               src_offset=start, is_blocking=False)
 
     pending = fetch(0) if starts else None
     for index, start in enumerate(starts):

@@ -46,6 +46,12 @@ FLAGS = ("PAD", "DOUBLE_BUFFER")  # the parameters that may be 0
 GPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4,
                 "VWM": 4, "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 16,
                 "KSPLIT": 1, "SWIZZLE": 1}
+# NVIDIA-style for small or thin C (the H200's tuned medium-class entry): 64 x 64 tiles of
+# 8 x 8 work-items, several groups per compute unit; split-K shapes with C under 128 in a
+# dimension take it (auto/splitk.py).
+GPU_SMALL_DEFAULTS = {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4,
+                      "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16,
+                      "WARPN": 8, "KSPLIT": 1, "SWIZZLE": 1}
 # For CPU runtimes that vectorise across work-items along dimension 0 (Intel's): scalar
 # loads (VW = 1) and plain order (VWN = 1, WARPN = NDIMC) so the 16 lanes of a SIMD row
 # read 16 consecutive floats; 4 x 4 accumulators a work-item; a deep K slab (barriers
@@ -162,6 +168,12 @@ class XGemm(Variant):
     def preset(self, device) -> dict[str, Any]:
         """The tuned starting point for a device's type ("gpu" or else "cpu")."""
         return dict(self.presets["gpu" if getattr(device, "type", "") == "gpu" else "cpu"])
+
+    def presets_for(self, device) -> list[tuple[str, dict[str, Any]]]:
+        """Every tuned starting point for the device's type, by name."""
+        if getattr(device, "type", "") == "gpu":
+            return [("gpu", dict(GPU_DEFAULTS)), ("gpu-small", dict(GPU_SMALL_DEFAULTS))]
+        return [("cpu", dict(CPU_DEFAULTS))]
 
     def check(self, params: Params | None, device, itemsize: int = 4) -> dict[str, Any]:
         """As base.Variant.check; with no parameters given, the device type's preset

@@ -64,7 +64,11 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                          f"{params['tile_x']} ({why})")
         if not run_sweep:
             continue
-        points = grid(device, extra, simd=traits(device).simd)
+        known = traits(device)
+        # fewer work-items than a sixteenth of what the device holds only show the device
+        # idle (and cost seconds a point for the paper's kernel, M*N passes over K)
+        points = [(g, b) for g, b in grid(device, extra, simd=known.simd)
+                  if g * b >= known.slots // 16]
         found = sweep(model, device, (m, n, k), points, params=params, reps=reps)
         best, mine = fastest(found), at(found, gs, bs)
         rows = [(p.gs, p.bs, "" if p.kernel_ms is None else f"{p.kernel_ms:.3f}",
