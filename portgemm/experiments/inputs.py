@@ -4,6 +4,8 @@
 RAND_MAX); the other reports do not say, so they get the same. "004": the CUDA lab's
 closed forms, a_ij = (i - 0.1 j + 1) / (i + j + 1) and
 b_ij = (j - 0.2 i + 1)(i + j + 1) / (i^2 + j^2 + 1), with i, j counted from 0.
+"001": the PHVM paper's U(-1, 1), with B stored column-major, the paper's layout (a
+column of B, the vertical vector of an inner product, is contiguous).
 
 Operands and references are remembered for the last size or two only (at the reports'
 largest size, 16384, one float64 reference is 2 GiB); portgemm.clear_caches() drops them.
@@ -37,7 +39,17 @@ def _lab004(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     return a.astype(np.float32), b.astype(np.float32)
 
 
-GENERATORS = {"uniform": _uniform, "004": _lab004}
+def _paper001(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(SEED)
+    a = rng.random((m, k), dtype=np.float32)
+    bt = rng.random((n, k), dtype=np.float32)  # B's columns as rows: B = bt.T, no copy
+    for x in (a, bt):  # in place: at the paper's K an operand is gigabytes
+        x *= 2
+        x -= 1
+    return a, bt.T
+
+
+GENERATORS = {"uniform": _uniform, "004": _lab004, "001": _paper001}
 
 
 @memoize(maxsize=2)

@@ -17,6 +17,13 @@ TIMING_WORDS = {
 
 HOST_WORDS = "wall ms: the call's time (host code has no transfers), median"
 
+MODEL_WORDS = (
+    "- model ms: the cost model's prediction for the point, as it is; model, fitted: the "
+    "same times one factor per panel (the geometric mean of measured / predicted over the "
+    "panel's correct points, `portgemm/experiments/fit.py`), the dotted curve of the plot. "
+    "A **bold** label marks the point the model chooses; the plot marks it with a star and "
+    "the fastest measured point of its panel with a diamond")
+
 
 def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list[Record],
                    png: str | None, plot_hint: str) -> None:
@@ -38,12 +45,17 @@ def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list
         + "; "
         f"started {meta['started']}, took {meta['elapsed_s']:g} s",
         f"- points: {len(records)} — " + ", ".join(f"{n} {s}" for s, n in counts.items() if n),
-        "- " + (HOST_WORDS if all(r.place == "host" for r in records)
-                else TIMING_WORDS[experiment.timed])
+        "- " + (experiment.time_words
+                or (HOST_WORDS if all(r.place == "host" for r in records)
+                    else TIMING_WORDS[experiment.timed]))
         + ("; host code: the call's wall time" if any(r.place == "host" for r in records)
            and experiment.timed == "kernel" else "") + "; GFLOPS from that time",
         "- every point is checked against float64 (relative Frobenius error); a wrong one "
         "is marked **WRONG** here and with a red cross in the plot",
+    ]
+    if any(r.model is not None for r in records):
+        lines.append(MODEL_WORDS)
+    lines += [
         "",
         "## How the report was read",
         "",
@@ -53,6 +65,9 @@ def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list
     if experiment.report_says:
         lines += ["## What the report found", "", experiment.report_says.strip(), ""]
     lines += ["## Results", "", markdown_table(experiment, records), ""]
+    found = experiment.findings(records) if experiment.findings else []
+    if found:
+        lines += ["## In this run", ""] + [f"- {line}" for line in found] + [""]
     if meta.get("OPENBLAS_CORETYPE") and "numpy" in {r.backend for r in records}:
         lines += [f"Note: OPENBLAS_CORETYPE={meta['OPENBLAS_CORETYPE']} was set; it can slow "
                   "numpy's BLAS (run with `env -u OPENBLAS_CORETYPE`).", ""]

@@ -7,20 +7,24 @@ medians. A point too long for any repetition is timed on its checked call alone 
 kernel was built by the warm-up, so no build is in that time). This is why the bench's
 ``bench_case`` (a fixed number of repetitions after an untimed first call) is not used:
 at the reports' largest sizes it would double the cost of each point.
+
+A place registered as self-contained (an MPI job: other processes that warm up, repeat,
+take medians and check C against float64 themselves) is called once per point, with
+no operands, warm-up or probes from here (:func:`measure_job`).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..api import gemm
 from ..bench.targets import Target, parse_targets
-from ..errors import BuildError, ParameterError
+from ..errors import BackendUnavailableError, BuildError, ParameterError
 from ..verify import relative_error, tolerance
 from .budget import PROBE_CAP_S, PROBE_START, Budget, config_key
 from .record import FAILED, SKIPPED, WRONG, Record
@@ -39,6 +43,9 @@ class Places:
     _device: Target | None = None
     _host: Target | None = None
     _vendor: Vendor | None = None
+    # what a registered place keeps for the run (an MPI job's records, shared by the
+    # points it measured at once)
+    store: dict = field(default_factory=dict)
 
     @property
     def device(self) -> Target:
@@ -65,8 +72,8 @@ class Places:
         """(device in words, backend) for the record."""
         if point.on == "vendor":
             return self.device.device.name, self.vendor.name
-        if point.on not in ("device", "host"):  # a registered place names itself
-            return self.device.device.name, point.on
+        if point.on not in ("device", "host"):  # a registered place names itself and
+            return self.device_spec or "", point.on  # its devices (Timing.device)
         target = self.target(point)
         return getattr(target.device, "name", str(target.device)), target.backend
 
@@ -77,6 +84,13 @@ class Timing:
     kernel_ms: float
     wall_ms: float
     params: dict | None = None  # every parameter the code ran with, defaults included
+    # a self-contained place's own float64 check and repetitions, where it ran (in words)
+    # and what else it measured
+    relerr: float | None = None
+    tolerance: float | None = None
+    reps: int = 0
+    device: str = ""
+    extra: dict = field(default_factory=dict)
 
 
 def _run_gemm(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
@@ -97,10 +111,18 @@ def _run_vendor(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
 # A seed module whose points run elsewhere (under mpiexec, say, for portgemm.distributed)
 # adds its place with register_place; nothing else here changes.
 RUNNERS = {"device": _run_gemm, "host": _run_gemm, "vendor": _run_vendor}
+SELF_CONTAINED: set[str] = set()
 
 
-def register_place(name: str, run) -> None:
+def register_place(name: str, run, *, self_contained: bool = False) -> None:
+    """Add a place; ``self_contained``: one call of ``run`` is a whole measurement
+    (see the module's docstring), given ``a = b = None``."""
     RUNNERS[name] = run
+    (SELF_CONTAINED.add if self_contained else SELF_CONTAINED.discard)(name)
+
+
+def self_contained(point: Point) -> bool:
+    return point.on in SELF_CONTAINED
 
 
 def call(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
@@ -155,20 +177,12 @@ def measure(point: Point, record: Record, places: Places, mode: Mode, a: np.ndar
     """Time and check one point into ``record``; failures become its status."""
     try:
         first = call(point, places, a, b, poison=np.nan)
-    except BuildError as exc:
-        return record.mark(FAILED, f"build failed: {exc.first_error or exc}")
-    except (ParameterError, TypeError) as exc:
-        return record.mark(SKIPPED, str(exc).splitlines()[0])
-    except Exception as exc:  # a driver error (out of resources, ...) is a result too
-        first_line = str(exc).splitlines()[0] if str(exc) else ""
-        return record.mark(FAILED, f"{type(exc).__name__}: {first_line}")
+    except Exception as exc:
+        return _failure(record, exc)
     if first.params is not None:
         record.params = first.params
-    record.relerr = relative_error(np.asarray(first.c), reference64)
-    record.tolerance = float(tolerance(a.dtype, a.shape[1]))
-    if not record.relerr <= record.tolerance:  # NaN (an unwritten element) fails too
-        record.mark(WRONG, f"relative error {record.relerr:.1e} > tolerance "
-                           f"{record.tolerance:.1e}")
+    _judge(record, relative_error(np.asarray(first.c), reference64),
+           float(tolerance(a.dtype, a.shape[1])))
 
     runs = [first]
     reps = 0
@@ -183,6 +197,45 @@ def measure(point: Point, record: Record, places: Places, mode: Mode, a: np.ndar
         record.timed = places.vendor.timed
         if places.vendor.timer is not None:  # cuBLAS: its own event timing
             record.kernel_ms = places.vendor.timer(a, b, reps)
+    return _finish(record, point)
+
+
+def measure_job(point: Point, record: Record, places: Places) -> Record:
+    """A self-contained place's point: one call, which timed and checked it already."""
+    try:
+        done = call(point, places, None, None)
+    except Exception as exc:
+        return _failure(record, exc)
+    if done.params is not None:
+        record.params = done.params
+    _judge(record, done.relerr, done.tolerance)
+    record.reps, record.kernel_ms, record.wall_ms = done.reps, done.kernel_ms, done.wall_ms
+    record.extra.update(done.extra)
+    record.device = done.device or record.device
+    return _finish(record, point)
+
+
+def _failure(record: Record, exc: Exception) -> Record:
+    """What an exception of a point's call makes of it: skipped where portgemm cannot
+    run it here (a parameter or dtype it refuses, a backend not installed), else failed
+    (a build error, a driver error such as out of resources: results too)."""
+    if isinstance(exc, BuildError):
+        return record.mark(FAILED, f"build failed: {exc.first_error or exc}")
+    first_line = str(exc).splitlines()[0] if str(exc) else ""
+    if isinstance(exc, (ParameterError, TypeError, BackendUnavailableError)):
+        return record.mark(SKIPPED, first_line)
+    return record.mark(FAILED, f"{type(exc).__name__}: {first_line}")
+
+
+def _judge(record: Record, relerr: float | None, limit: float | None) -> None:
+    record.relerr, record.tolerance = relerr, limit
+    if relerr is None or limit is None:  # a time without a check is no result
+        record.mark(FAILED, "not checked: no relative error came back")
+    elif not relerr <= limit:  # NaN (an unwritten element) fails too
+        record.mark(WRONG, f"relative error {relerr:.1e} > tolerance {limit:.1e}")
+
+
+def _finish(record: Record, point: Point) -> Record:
     record.time_ms = record.wall_ms if record.timed == "wall" else record.kernel_ms
     record.gflops = point.flops / (record.time_ms * 1e6) if record.time_ms else None
     return record

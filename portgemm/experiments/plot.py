@@ -15,6 +15,7 @@ from .record import Record
 from .spec import Experiment
 
 SKIP_COLOR = "0.55"
+LEGEND_INSIDE = 6  # more entries than this go beside the axes
 
 
 def _pyplot():
@@ -107,11 +108,22 @@ def _draw_lines(ax, experiment: Experiment, records: list[Record], colors, marks
             ax.plot([where(r.x) for r in seeds], [r.seed for r in seeds], marker="o",
                     markerfacecolor="none", linestyle="--", color=color, alpha=0.7,
                     label=f"{series} (report)")
+        for key, label in spec.extra_lines if spec.y == "time_ms" else ():
+            parts = [r for r in drawn if isinstance(r.extra.get(key), (int, float))]
+            ax.plot([where(r.x) for r in parts], [r.extra[key] for r in parts], marker="v",
+                    markersize=4, linestyle="-.", color=color, alpha=0.7, label=label)
+        fitted = [r for r in rows if r.model_fit is not None and spec.y == "time_ms"]
+        if fitted:  # one legend entry for every series' model curve
+            ax.plot([where(r.x) for r in fitted], [r.model_fit for r in fitted], marker="s",
+                    markersize=3, linestyle=":", color=color, alpha=0.8,
+                    label="model, fitted (dotted, each series' colour)")
         for r in rows:
             if r.status == "WRONG" and _y(r, spec.y) is not None:
                 marks.wrong_point(ax, where(r.x), _y(r, spec.y), r)
             elif not r.shown:
                 marks.skip(ax, where(r.x), r)
+    _mark_choices(ax, [r for r in records if r.series not in spec.reference_lines], where,
+                  spec.y)
     if numeric:
         if spec.logx:
             ax.set_xscale("log", base=2)
@@ -120,6 +132,27 @@ def _draw_lines(ax, experiment: Experiment, records: list[Record], colors, marks
     else:
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels([str(x) for x in xs], rotation=30, ha="right")
+
+
+def _mark_choices(ax, records: list[Record], where, metric: str):
+    """A star on each highlighted point (a model's choice), on its measurement or, when
+    it has none, on the model's curve; and beside it a diamond on the fastest measured
+    point of the panel, so that the two can be compared at a glance."""
+    chosen = [r for r in records if r.highlight]
+    if not chosen:
+        return
+    for r in chosen:
+        y = _y(r, metric) if r.shown else r.model_fit
+        if y is None:
+            continue
+        ax.plot([where(r.x)], [y], marker="*", markersize=17, color="gold",
+                markeredgecolor="black", linestyle="none", zorder=7, label=r.highlight)
+    measured = [r for r in records if r.status == "ok" and r.shown and _y(r, metric)]
+    if measured:
+        best = min(measured, key=lambda r: _y(r, metric))
+        ax.plot([where(best.x)], [_y(best, metric)], marker="D", markersize=9,
+                markerfacecolor="none", markeredgecolor="black", markeredgewidth=1.6,
+                linestyle="none", zorder=8, label="fastest measured")
 
 
 def _draw_bars(ax, experiment: Experiment, records: list[Record], colors, marks: _Marks):
@@ -155,8 +188,9 @@ def _draw_bars(ax, experiment: Experiment, records: list[Record], colors, marks:
 
 
 def _span(records: list[Record], metric: str) -> float:
-    """max / min of the values drawn (ours and the report's); 1 when there are none."""
-    values = [v for r in records for v in (_y(r, metric) if r.shown else None, r.seed)
+    """max / min of the values drawn (ours, the report's, a model's); 1 when none."""
+    values = [v for r in records
+              for v in (_y(r, metric) if r.shown else None, r.seed, r.model_fit)
               if v is not None and v > 0]
     return max(values) / min(values) if values else 1.0
 
@@ -203,8 +237,15 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
             if label not in handles:
                 handles[label] = h
                 labels.append(label)
-    axes[len(panels) - 1].legend([handles[label] for label in labels], labels, fontsize=7,
-                       loc="best", framealpha=0.8)
+    entries = ([handles[label] for label in labels], labels)
+    right = 1.0
+    if len(labels) > LEGEND_INSIDE:  # beside the axes: inside it would hide the curves
+        side = 3.4  # inches for the legend
+        fig.set_figwidth(width + side)
+        right = width / (width + side)
+        fig.legend(*entries, fontsize=7, loc="center left", bbox_to_anchor=(right, 0.5))
+    else:
+        axes[len(panels) - 1].legend(*entries, fontsize=7, loc="best", framealpha=0.8)
     device = meta.get("device") or meta.get("host", "")
     fig.suptitle(f"{experiment.name} — {device} ({meta.get('mode')})", fontsize=10)
     notes = marks.notes
@@ -219,7 +260,7 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
                  ha="left")
     # room at the foot for the notes, at the top for the title
     foot = 0.13 * len(lines) / fig.get_figheight()
-    fig.tight_layout(rect=(0, foot, 1, 0.95))
+    fig.tight_layout(rect=(0, foot, right, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return {"wrong": marks.wrong, "skipped": marks.skipped}

@@ -46,6 +46,10 @@ class Record:
     seed: float | None = None  # the report's number for this point
     seed_unit: str = "ms"
     seed_note: str = ""
+    model: float | None = None     # a cost model's prediction (Point.model)
+    model_fit: float | None = None  # the same, fitted onto the measured curve (fit.py)
+    highlight: str = ""            # Point.highlight
+    # what a place measured besides the times (an MPI job's comm / compute split, ...)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -55,7 +59,8 @@ class Record:
         return cls(experiment.name, point.series, point.x, point.panel, point.on, device,
                    backend, point.variant, dict(point.params), m, n, k, dtype,
                    experiment.inputs, "wall" if point.on == "host" else experiment.timed,
-                   seed=point.seed, seed_unit=experiment.seed_unit, seed_note=point.seed_note)
+                   seed=point.seed, seed_unit=experiment.seed_unit, seed_note=point.seed_note,
+                   model=point.model, highlight=point.highlight, extra=dict(point.extra))
 
     def mark(self, status: str, reason: str) -> "Record":
         self.status, self.reason = status, reason

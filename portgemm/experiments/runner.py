@@ -13,8 +13,9 @@ from pathlib import Path
 
 from . import inputs, plot
 from .budget import SMALL_FLOPS, Budget, config_key, memory_problem
+from .fit import fit_model
 from .markdown import write_markdown
-from .measure import Places, measure, probe, warm_up
+from .measure import Places, measure, measure_job, probe, self_contained, warm_up
 from .record import SKIPPED, Record, read_json, write_json
 from .spec import MODES, Experiment, Point
 
@@ -61,25 +62,32 @@ def run_point(experiment: Experiment, point: Point, places: Places, budget: Budg
     record = Record.for_point(experiment, point, device=device_name, backend=backend)
     if point.unavailable:
         return record.mark(SKIPPED, point.unavailable)
-    target_device = places.device.device if point.on != "host" else None
+    # only a device point's operands go to the device (a job's ranks pick their own)
+    target_device = places.device.device if point.on == "device" else None
     reason = budget.over_total() or memory_problem(point, target_device)
     if reason:
         return record.mark(SKIPPED, reason)
     key = config_key(point)
-    if key not in warmed:
+    # a self-contained place (an MPI job) warms up and checks in its own processes;
+    # its points are predicted from its earlier ones only (a probe would be a job)
+    job = self_contained(point)
+    if key not in warmed and not job:
         warm_up(point, places)
         warmed.add(key)
     predicted = budget.predict(key, point.flops)
-    if predicted is None and point.flops > SMALL_FLOPS:
+    if predicted is None and point.flops > SMALL_FLOPS and not job:
         probe(point, places, budget)
         predicted = budget.predict(key, point.flops)
     record.predicted_s = predicted[0] if predicted else None
     reason = budget.over_point(predicted)
     if reason:
         return record.mark(SKIPPED, reason)
-    a, b = inputs.operands(experiment.inputs, point.size)
-    measure(point, record, places, budget.mode, a, b,
-            inputs.reference(experiment.inputs, point.size))
+    if job:
+        measure_job(point, record, places)
+    else:
+        a, b = inputs.operands(experiment.inputs, point.size)
+        measure(point, record, places, budget.mode, a, b,
+                inputs.reference(experiment.inputs, point.size))
     if record.wall_ms is not None:
         budget.learn(key, point.size, record.wall_ms / 1e3)
     return record
@@ -94,6 +102,14 @@ def add_vendor_percent(records: list[Record]) -> None:
         if ref is not None and r.time_ms:
             r.pct_of_vendor = 100.0 * ref.time_ms / r.time_ms
             r.vendor = ref.backend
+
+
+def _devices(places: Places, points: list[Point], records: list[Record]) -> str:
+    """The device in words: the --device's, or those a registered place reported (each
+    rank's of an MPI job); '' for host code alone."""
+    if any(p.on in ("device", "vendor") for p in points):
+        return f"{places.device.device.name} ({places.device.label})"
+    return ", ".join(sorted({r.device for r in records if r.place != "host" and r.device}))
 
 
 def _load() -> float | None:
@@ -120,7 +136,7 @@ def run_experiment(experiment: Experiment, *, device: str | None = None, mode: s
     out.mkdir(parents=True, exist_ok=True)
     places = Places(device)
     budget = Budget(chosen, budget_s if budget_s is not None else chosen.point_budget_s)
-    points = experiment.points(chosen)
+    points = experiment.plan(chosen, places.device.device if experiment.per_device else None)
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = _load()
     clock = time.monotonic()
@@ -133,6 +149,7 @@ def run_experiment(experiment: Experiment, *, device: str | None = None, mode: s
     bar.close()
     if experiment.relative_to_vendor:
         add_vendor_percent(records)
+    fit_model(records)
 
     command = command_line(experiment.name, device, mode, out, budget_s, time_limit_s)
     meta = {
@@ -142,8 +159,7 @@ def run_experiment(experiment: Experiment, *, device: str | None = None, mode: s
         "time_limit_s": chosen.total_budget_s,
         "started": started.isoformat(timespec="seconds"),
         "elapsed_s": round(time.monotonic() - clock, 1),
-        "device": (f"{places.device.device.name} ({places.device.label})"
-                   if any(p.on != "host" for p in points) else ""),
+        "device": _devices(places, points, records),
         "host": places.host.device.name,
         "cpu_count": os.cpu_count(),
         # other work on a shared machine shows here (1-minute load, start and end)
@@ -176,7 +192,7 @@ def redraw(experiment: Experiment, out: Path | str) -> Outcome:
     meta, records = read_json(out / f"{experiment.name}.json")
     # the report's numbers are the experiment's, not the run's: take today's
     points = {(p.series, p.x, p.panel, p.size): p
-              for p in experiment.points(MODES.get(meta.get("mode"), MODES["full"]))}
+              for p in experiment.plan(MODES.get(meta.get("mode"), MODES["full"]))}
     for r in records:
         point = points.get((r.series, r.x, r.panel, (r.m, r.n, r.k)))
         if point is not None:

@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping
 # Where a point runs (Point.on). "device": the experiment's --device (OpenCL by default);
 # "host": the host backend (serial and threaded CPU code), whatever --device says;
 # "vendor": the vendor library of the device (cuBLAS on an NVIDIA GPU, numpy's BLAS
-# otherwise). measure.register_place adds others.
+# otherwise). measure.register_place adds others ("mpi": a job under mpiexec, seed002_mpi).
 PLACES = ("device", "host", "vendor")
 
 # What a point's reported time is: "kernel", the OpenCL event time (the reports' nvprof
@@ -52,6 +52,11 @@ class Point:
     ``seed`` is the report's own number for this point in the experiment's ``seed_unit``
     (None where the report gives none); ``seed_note`` says more (e.g. its other columns).
     ``unavailable`` names why portgemm has no counterpart: the point is shown, not run.
+    ``model`` is a cost model's predicted time for this point in ms (the table shows it
+    as it is; the plot draws it fitted onto the measured curve, see fit.py);
+    ``highlight`` labels a point the plot and the table single out (the model's choice);
+    ``extra`` is what the experiment knows of it besides (the model's constants), kept in
+    its record.
     """
 
     series: str
@@ -64,6 +69,9 @@ class Point:
     seed: float | None = None
     seed_note: str = ""
     unavailable: str = ""
+    model: float | None = None
+    highlight: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def flops(self) -> float:
@@ -79,7 +87,9 @@ class PlotSpec:
     the points' order), one bar per series. ``y`` is "time_ms" or "pct_of_vendor".
     ``logx`` puts x on a base-2 log axis (sizes and block sizes that double).
     ``reference_lines`` are series drawn as horizontal lines (one value each), e.g. the
-    serial CPU time a device sweep is compared with.
+    serial CPU time a device sweep is compared with. ``extra_lines``: (key of
+    ``Record.extra``, legend label) drawn dash-dotted in each series' colour, for a part of
+    the time a place measures (an MPI job's communication).
     """
 
     kind: str = "line"
@@ -88,6 +98,7 @@ class PlotSpec:
     logx: bool = False
     logy: bool = True
     reference_lines: tuple[str, ...] = ()
+    extra_lines: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,10 @@ class Experiment:
     seed_unit: str = "ms"        # the unit of Point.seed: "ms" or "%" (of the vendor)
     inputs: str = "uniform"      # operand generator, see inputs.py
     relative_to_vendor: bool = False  # add "% of vendor" from a vendor point of each size
+    per_device: bool = False
+    extra_columns: tuple[tuple[str, str, str], ...] = ()
+    findings: Callable[[list], list[str]] | None = None
+    time_words: str = ""
 
     def __post_init__(self):
         if self.timed not in TIMINGS:
@@ -121,6 +136,10 @@ class Experiment:
         """The seed report's number, the name's prefix ("000")."""
         return self.name.split("-", 1)[0]
 
+    def plan(self, mode: Mode, device: Any = None) -> list[Point]:
+        """The points to measure (on ``device`` for a per-device experiment)."""
+        return self.points(mode, device) if self.per_device else self.points(mode)
+
     def uses_device(self, mode: Mode) -> bool:
         """Whether it runs kernels on the --device (what the GPU script runs)."""
-        return any(p.on == "device" for p in self.points(mode))
+        return any(p.on == "device" for p in self.plan(mode))

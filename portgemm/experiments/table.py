@@ -13,7 +13,7 @@ def _num(value, spec: str) -> str:
     return "" if value is None else format(value, spec)
 
 
-def _ms(value) -> str:
+def ms_text(value) -> str:
     if value is None:
         return ""
     return f"{value:.3g}" if value < 100 else f"{value:.0f}"
@@ -52,31 +52,44 @@ def seed_text(record: Record) -> str:
     return f"{text} ({record.seed_note})" if record.seed_note else text
 
 
+def _extra(record: Record, key: str, spec: str) -> str:
+    value = record.extra.get(key)
+    return format(value, spec) if isinstance(value, (int, float)) else str(value or "")
+
+
 def markdown_table(experiment: Experiment, records: list[Record]) -> str:
     panels = any(r.panel for r in records)
     seeds = any(r.seed is not None or r.seed_note for r in records)
+    models = any(r.model is not None for r in records)
     vendor = next((r.vendor for r in records if r.vendor), "")
     headers = (["panel"] if panels else []) + [
         "series", experiment.plot.xlabel or "x", "M×N×K", "where", "params",
         f"{experiment.timed} ms" if experiment.timed == "kernel" else "wall ms", "GFLOPS"]
+    headers += [header for header, _, _ in experiment.extra_columns]
     if vendor:
         headers.append(f"% of {vendor}")
     if seeds:
         headers.append(f"report ({experiment.seed_unit})")
+    if models:
+        headers += ["model ms", "model, fitted ms"]
     headers += ["rel. error", "status"]
     shared = shared_params(records)
     rows = []
     for r in records:
         own = {k: v for k, v in r.params.items() if k not in shared.get(r.variant, {})}
         row = ([r.panel] if panels else []) + [
-            r.series, str(r.x), f"{r.m}×{r.n}×{r.k}", r.backend, params_text(own),
-            _ms(r.time_ms) + ("" if r.timed == experiment.timed or r.time_ms is None
+            r.series, str(r.x) + (f" (**{r.highlight}**)" if r.highlight else ""),
+            f"{r.m}×{r.n}×{r.k}", r.backend, params_text(own),
+            ms_text(r.time_ms) + ("" if r.timed == experiment.timed or r.time_ms is None
                               else f" ({r.timed})"),
             _num(r.gflops, ".3g")]
+        row += [_extra(r, key, spec) for _, key, spec in experiment.extra_columns]
         if vendor:
             row.append(_num(r.pct_of_vendor, ".1f"))
         if seeds:
             row.append(seed_text(r))
+        if models:
+            row += [_num(r.model, ".4g"), ms_text(r.model_fit)]
         row += [_num(r.relerr, ".1e"), status_text(r)]
         rows.append(row)
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
