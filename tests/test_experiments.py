@@ -25,7 +25,8 @@ TINY = MODES["tiny"]
 RECORD_FIELDS = {"device", "params", "m", "n", "k", "time_ms", "kernel_ms", "wall_ms",
                  "gflops", "relerr", "status", "seed"}
 DEVICE_EXPERIMENTS = {"000-device-size-scaling", "000-workgroup-sweep",
-                      "000-tiled-block-sweep", "002-device-ladder", "003-tile-sweep",
+                      "000-tiled-block-sweep", "001-phvm-vs-vendor", "001-model-sweep",
+                      "001-gs-bs-grid", "002-device-ladder", "003-tile-sweep",
                       "003-length-sweep", "004-tile-width"}
 
 
@@ -65,7 +66,7 @@ def test_every_experiment_writes_json_table_and_plot(name, any_device, tmp_path)
     data = json.loads((tmp_path / f"{name}.json").read_text())
     assert data["experiment"] == name and data["mode"] == "tiny"
     records = data["records"]
-    assert len(records) == len(experiment.points(TINY))  # one record per point, none dropped
+    assert len(records) == len(experiment.plan(TINY, any_device))  # one a point, none dropped
     for r in records:
         assert RECORD_FIELDS <= set(r)
         if r["status"] == "ok":
@@ -205,3 +206,104 @@ def test_operands_of_report_004_follow_its_formulas():
     assert a[i, j] == pytest.approx((i - 0.1 * j + 1) / (i + j + 1))
     j = 3
     assert b[i, j] == pytest.approx((j - 0.2 * i + 1) * (i + j + 1) / (i * i + j * j + 1))
+
+
+# --- paper 001: scaled pairs, the model beside the measurements -----------------------
+
+def test_pairs_are_scaled_by_powers_of_ten_until_they_fit():
+    """MTXC (7 x 7 x 2e9) on a device allocating at most 256 MiB at once: K/1000 is the
+    first power of ten whose operands (7 x 2e6 floats = 56 MB) fit; 2e7 (560 MB) does not."""
+    from types import SimpleNamespace
+
+    from portgemm.experiments.seed001 import scaled
+
+    small = SimpleNamespace(global_mem_size=1 << 30, max_mem_alloc_size=1 << 28)
+    mtxc = (7, 7, 2_000_000_000)
+    assert scaled(mtxc, small, MODES["full"]) == ((7, 7, 2_000_000), 1000)
+    assert scaled(mtxc, small, MODES["quick"]) == ((7, 7, 200_000), 10_000)
+    roomy = SimpleNamespace(global_mem_size=1 << 40, max_mem_alloc_size=1 << 40)
+    # however much memory: a 32-bit index cannot reach 1.4e10 elements
+    assert scaled(mtxc, roomy, MODES["full"])[1] >= 10
+
+
+def test_the_papers_optima_come_from_portgemms_reading_of_its_model():
+    """The sweep states the paper's optimum beside what portgemm's model gives with the
+    paper's constant tables, computed when the module loads."""
+    says = get("001-model-sweep").report_says
+    assert says.count("GS(136), BS(512)") == 2 and says.count("GS(864), BS(256)") == 2
+    assert "rtx2080ti: GS(136), BS(512); a100-pcie-40gb: GS(864), BS(256)" in says
+
+
+def test_the_model_is_fitted_per_panel_on_correct_points_only():
+    from portgemm.experiments.fit import fit_model
+
+    experiment = get("001-gs-bs-grid")
+
+    def record(panel, x, ms, model, status="ok"):
+        point = Point("s", x, "phvm", (5, 5, 100), panel=panel, model=model)
+        r = Record.for_point(experiment, point, device="d", backend="opencl")
+        r.time_ms, r.status = ms, status
+        return r
+
+    records = [record("a", 1, 10.0, 1.0), record("a", 2, 40.0, 4.0),
+               record("a", 3, 1e6, 2.0, status="WRONG"),  # kept, drawn, not fitted on
+               record("b", 1, 3.0, 1.0), record("b", 2, None, 9.0, status="skipped")]
+    fit_model(records)
+    assert [r.model_fit for r in records] == pytest.approx([10.0, 40.0, 20.0, 3.0, 27.0])
+
+
+def test_the_grid_marks_the_models_choice_and_compares_it_with_the_fastest(any_device,
+                                                                           tmp_path):
+    from portgemm.auto import phvm as paper
+
+    outcome = run_experiment(get("001-gs-bs-grid"), device=any_device.filter_string,
+                             mode="tiny", out=tmp_path, progress=False)
+    chosen = [r for r in outcome.records if r.highlight]
+    assert len(chosen) == 1 and chosen[0].highlight == "model's optimum"
+    r = chosen[0]
+    gs, bs, _ = paper.optimum(paper.constants_for(any_device), r.m, r.n, r.k)
+    assert (r.params["GS"], r.params["BS"]) == (gs, bs)
+    assert all(r.model_fit > 0 for r in outcome.records if r.status == "ok")
+    md = (tmp_path / "001-gs-bs-grid.md").read_text()
+    assert "(**model's optimum**)" in md and "model, fitted ms" in md
+    assert "x the fastest" in md and "SM_NUM=" in md  # "In this run", constants included
+
+
+# --- report 002's MPI experiment: real mpiexec jobs -----------------------------------
+
+def test_mpi_points_keep_the_jobs_split_and_command(tmp_path):
+    outcome = run_experiment(get("002-mpi"), mode="tiny", out=tmp_path, progress=False)
+    if all(r.status == "skipped" for r in outcome.records):
+        pytest.skip(outcome.records[0].reason)  # no mpi4py or mpiexec here
+    assert [(r.variant, r.x) for r in outcome.records] == [
+        (p, ranks) for ranks in (1, 2) for p in ("p2p", "rows", "2d")]
+    for r in outcome.records:
+        assert r.status == "ok" and r.place == "mpi" and r.relerr <= r.tolerance
+        assert r.time_ms == r.wall_ms > 0 and r.reps == 1
+        assert r.extra["comm_ms"] + r.extra["compute_ms"] == pytest.approx(r.time_ms)
+        assert r.extra["job"] == (f"mpiexec -n {r.x} python -m portgemm.distributed "
+                                  "--partition p2p,rows,2d --sizes 64x64x64 --reps 1")
+        assert r.device  # the ranks' devices, from the job
+    md = (tmp_path / "002-mpi.md").read_text()
+    header = next(line for line in md.splitlines() if line.startswith("| panel"))
+    columns = [cell.strip() for cell in header.strip("|").split("|")]
+    assert columns[columns.index("GFLOPS") + 1:][:3] == ["comm ms", "compute ms", "eff %"]
+    assert "slowest rank" in md  # what the time is, in the experiment's words
+
+
+def test_a_failing_mpi_job_marks_its_points_failed_and_keeps_them(tmp_path):
+    """Every rank refuses the device: the job exits with status 2 and no records; both
+    partitions of that one job are kept, failed, with the job's words."""
+    def points(mode):
+        return [Point(p, 1, p, (8, 8, 8), {"ranks": 1, "reps": 1}, on="mpi")
+                for p in ("p2p", "rows")]
+
+    experiment = Experiment("999-mpi", "test", "test", "wall", points, PlotSpec(),
+                            reading="test")
+    outcome = run_experiment(experiment, device="opencl:nosuch:7", mode="tiny",
+                             out=tmp_path, progress=False)
+    if all(r.status == "skipped" for r in outcome.records):
+        pytest.skip(outcome.records[0].reason)
+    assert [r.status for r in outcome.records] == ["failed", "failed"]
+    assert all("status 2" in r.reason and "nosuch" in r.reason for r in outcome.records)
+    assert outcome.plot_marks in (None, {"wrong": 0, "skipped": 2})

@@ -1,11 +1,8 @@
 """The one registry: experiment name -> Experiment, gathered from one module per seed report.
 
 Adding a report's experiments is one module with a tuple ``EXPERIMENTS`` of
-:class:`~.spec.Experiment` and one line here. Waiting for their packages:
-``seed001`` (PHVM vs BasicMM vs the vendor BLAS on MTXA/B/C-like shapes, and the GS x BS
-sweep beside the model's prediction, once the PHVM kernels land) and ``seed002_mpi`` (MPI
-point-to-point vs collective, 1-D vs 2-D partitions, over process counts, once
-``portgemm.distributed`` lands).
+:class:`~.spec.Experiment` and one line here (a report may have several modules:
+``seed002_mpi`` holds 002's MPI experiments, which need a place of their own).
 """
 
 from __future__ import annotations
@@ -17,7 +14,9 @@ from .spec import Experiment, Mode
 
 SEED_MODULES = (
     "portgemm.experiments.seed000",
+    "portgemm.experiments.seed001",
     "portgemm.experiments.seed002",
+    "portgemm.experiments.seed002_mpi",
     "portgemm.experiments.seed003",
     "portgemm.experiments.seed004",
 )

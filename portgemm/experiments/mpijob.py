@@ -1,0 +1,114 @@
+"""The "mpi" place: points measured by a job of ``python -m portgemm.distributed`` under
+``mpiexec -n P``.
+
+One job per process count and size runs every partition of the experiment at once
+(starting MPI and importing portgemm on every rank costs a second or two, more than
+the products of the small sizes), and its records serve the points it covered. The job
+does what the measurement of other places does in this process: it warms up, repeats
+(``--reps``), takes the median call and checks C against float64 on rank 0, where C
+stays; so the place is self-contained (measure.register_place) and hands back the
+job's relative error, not C. The job draws its own operands (uniform in [0, 1), as the
+experiments' "uniform" inputs, from another seed).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import BackendUnavailableError
+from .measure import Places, Timing
+from .spec import Point
+
+JOB_TIMEOUT_S = 600  # the job's own watchdog (--timeout); the process gets 30 s more
+# what each record keeps of the job's (docs/distributed.md names them)
+KEPT = ("comm_ms", "compute_ms", "one_rank_ms", "comm_max_ms", "model_comm_ms", "grid",
+        "operands", "check")
+
+
+def mpiexec() -> str:
+    """The mpiexec beside this Python (the mpich wheel's), else the one on PATH."""
+    if importlib.util.find_spec("mpi4py") is None:
+        raise BackendUnavailableError('mpi4py is not installed: pip install "portgemm[mpi]"')
+    found = (shutil.which("mpiexec", path=str(Path(sys.executable).parent))
+             or shutil.which("mpiexec"))
+    if not found:
+        raise BackendUnavailableError('no mpiexec: pip install "portgemm[mpi]" brings '
+                                      "the mpich wheel's")
+    return found
+
+
+def job_args(size: tuple[int, int, int], partitions: Sequence[str], reps: int,
+             device: str | None) -> list[str]:
+    """What the job is asked for (the --json and --timeout it is run with aside)."""
+    args = ["-m", "portgemm.distributed", "--partition", ",".join(partitions),
+            "--sizes", "x".join(map(str, size)), "--reps", str(reps)]
+    return args + (["--device", device] if device else [])
+
+
+def run_job(command: list[str]) -> dict[str, dict]:
+    """The job's records by partition; RuntimeError naming the failure when it wrote none
+    (a failing rank aborts the job with status 3, a timeout gives 124)."""
+    out = Path(command[command.index("--json") + 1])
+    try:
+        done = subprocess.run(command, capture_output=True, text=True,
+                              timeout=JOB_TIMEOUT_S + 30)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"the MPI job did not end within {JOB_TIMEOUT_S + 30} s") from None
+    if not out.exists():  # the job's first complaint says why (its ranks say it first)
+        said = [line.strip() for line in (done.stderr or done.stdout).splitlines()
+                if line.strip()]
+        raise RuntimeError(f"the MPI job exited with status {done.returncode}"
+                           + (f": {said[0][:300]}" if said else ""))
+    data = json.loads(out.read_text())
+    return {r["partition"]: {**r, "devices": sorted(set(data["devices"]))}
+            for r in data["records"]}
+
+
+def job(ranks: int, size: tuple[int, int, int], partitions: Sequence[str], reps: int,
+        device: str | None) -> dict[str, dict] | Exception:
+    """Run one job: its records by partition, each with the command that reruns it, or
+    the exception that stopped it (every point of the job shares its failure)."""
+    args = job_args(size, partitions, reps, device)
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "job.json"
+        try:
+            records = run_job([mpiexec(), "-n", str(ranks), sys.executable, *args,
+                               "--json", str(out), "--timeout", str(JOB_TIMEOUT_S)])
+        except Exception as exc:
+            return exc
+    shown = shlex.join(["mpiexec", "-n", str(ranks), "python", *args])
+    return {partition: {**r, "job": shown} for partition, r in records.items()}
+
+
+def runner(partitions: Sequence[str]):
+    """The place's run function for experiments whose points are these partitions
+    (Point.variant), with ``ranks`` and ``reps`` in Point.params."""
+
+    def run(point: Point, places: Places, a=None, b=None, poison=None) -> Timing:
+        ranks, reps = point.params["ranks"], point.params["reps"]
+        key = ("mpi", ranks, point.size, reps)
+        if key not in places.store:
+            places.store[key] = job(ranks, point.size, partitions, reps, places.device_spec)
+        found = places.store[key]
+        if isinstance(found, Exception):
+            raise found
+        record = found.get(point.variant)
+        if record is None:
+            raise RuntimeError(f"the MPI job has no record of {point.variant!r}")
+        extra = {name: record.get(name) for name in KEPT}
+        extra["efficiency_pct"] = (100 * record["efficiency"]
+                                   if record.get("efficiency") is not None else None)
+        extra["job"] = record["job"]
+        return Timing(None, record["total_ms"], record["total_ms"], dict(point.params),
+                      relerr=record["relerr"], tolerance=record["tolerance"],
+                      reps=record["reps"], device=", ".join(record["devices"]), extra=extra)
+
+    return run
