@@ -52,4 +52,4 @@ def test_auto_on_nvidia_uses_the_shipped_entries(gpu, monkeypatch, tmp_path):
     medium = choose(fabricated_gpu(gpu), 1024, 1024, 1024)
     assert large.variant == medium.variant == "xgemm" and large.source == "shipped"
     assert (large.params["MWG"], large.params["NWG"]) == (128, 128)
-    assert (medium.params["MWG"], medium.params["NWG"]) == (64, 64)
+    assert medium.params["MWG"] * medium.params["NWG"] < 128 * 128  # the smaller tuned tile

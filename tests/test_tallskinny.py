@@ -141,9 +141,10 @@ def test_auto_routes_by_shape_on_a_gpu():
     device = gpu()
     tall = choose(device, 8, 8, 33554432, sources=[])
     assert tall.variant == "tallskinny" and "shape class tall-skinny" in tall.reason
-    registers = 8 * 8 + 8 + 8 + 24  # the tile, its operands, the rest: one wave of these
-    assert tall.params["BS"] == 256 and tall.params["GS"] == math.ceil(
-        132 * traits(device).items_per_unit(registers) / 256)
+    # Little's law: 4 TB/s x 1 us in flight over 16 floats a step = 62500 work-items
+    assert tall.params["BS"] == 256 and tall.params["GS"] == 256 and "bandwidth model" in tall.reason
+    wide_c = choose(device, 16, 16, 1 << 25, sources=[])  # no 16 x 16 tile in registers
+    assert wide_c.variant == "xgemm" and wide_c.params["MWG"] == 16 and wide_c.params["KSPLIT"] > 256
     deep = choose(device, 1024, 1024, 16384, sources=[])
     assert deep.variant == "xgemm" and deep.params["KSPLIT"] > 1 and "split-K" in deep.reason
     wide = choose(device, 64, 64, 2_097_152, sources=[])
@@ -187,6 +188,8 @@ def test_occupancy_model_on_cpu_and_gpu(any_device):
     assert (1 << 22) / (cpu_params["GS"] * cpu_params["BS"]) <= MAX_TERMS
     gpu_params, _ = tallskinny_params(gpu(), 16, 16, 1 << 25)
     assert gpu_params["tile_y"] * gpu_params["tile_x"] <= 128
+    groups = tallskinny_params(gpu(), 3, 3, 50_000_000)[0]["GS"]
+    assert groups & (groups - 1) == 0 and groups > 256  # fewer bytes a step: more in flight
     assert tile_for(9, 9, 128) == (9, 9) and tile_for(16, 16, 64) in ((8, 8),)
 
 

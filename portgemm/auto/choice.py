@@ -20,6 +20,7 @@ from .default import default_choice
 from .lookup import lookup
 from .shapes import SIZE_CLASSES, classify
 from .splitk import fitting_tile, ksplit
+from .tallskinny import fits_one_tile
 
 MEMO_LIMIT = 1024
 
@@ -56,26 +57,38 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
             sources: Sequence[tuple[str, Path]]) -> Choice:
     own, why = classify(m, n, k)
-    if own == "deep-k":
-        return _deep_k(device, m, n, k, itemsize, sources, f"shape class {own} ({why})")
-    found, notes = lookup(device, m, n, k, itemsize, sources)
-    if found is None:
-        variant, params, reason = default_choice(device, m, n, k, itemsize)
-        if notes:
-            reason += "; passed over: " + "; ".join(notes)
-        return Choice(variant, params, reason, "model")
-    return Choice(found.entry.variant, found.params,
-                  f"shape class {own} ({why}); {found.reason}", found.entry.source)
-
-
-def _deep_k(device: Device, m: int, n: int, k: int, itemsize: int,
-            sources: Sequence[tuple[str, Path]], why: str) -> Choice:
-    """A deep-K entry of the device when there is one; else the tile that fits C best
-    among the size classes' entries and the presets, split along K by the model."""
-    found, notes = lookup(device, m, n, k, itemsize, sources, classes=["deep-k"])
+    found, notes = lookup(device, m, n, k, itemsize, sources,
+                          classes=[own] if own in ("deep-k", "tall-skinny") else None)
+    context = f"shape class {own} ({why})"
     if found is not None:
-        return Choice(found.entry.variant, found.params, f"{why}; {found.reason}",
-                      found.entry.source)
+        return _split(device, m, n, k, itemsize, found.entry.variant, found.params,
+                      f"{context}; {found.reason}", found.entry.source)
+    if own == "deep-k" or (own == "tall-skinny" and not fits_one_tile(device, m, n)):
+        return _fitting_tile(device, m, n, k, itemsize, sources, context)
+    variant, params, reason = default_choice(device, m, n, k, itemsize)
+    if notes:
+        reason += "; passed over: " + "; ".join(notes)
+    return _split(device, m, n, k, itemsize, variant, params, reason, "model")
+
+
+def _split(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
+           params: dict, reason: str, source: str) -> Choice:
+    """The choice, with K split by the model where the family can split and its tuned
+    parameters do not already say how (KSPLIT 1): a C of few tiles, or an uneven last
+    wave of them, gains; an even one keeps KSPLIT 1."""
+    impl = get_variant(variant)
+    if "KSPLIT" in impl.parameter_names and params.get("KSPLIT", 1) == 1:
+        split, why_split = ksplit(device, params, m, n, k, itemsize)
+        if split > 1:
+            params = impl.check({**params, "KSPLIT": split}, device, itemsize)
+            reason += f"; {why_split}"
+    return Choice(variant, params, reason, source)
+
+
+def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
+                  sources: Sequence[tuple[str, Path]], context: str) -> Choice:
+    """The xgemm tile that fits C best among the size classes' entries and the presets,
+    split along K by the model (shapes whose own class has no entry)."""
     xgemm = get_variant("xgemm")
     tiles = []  # (checked params, where from, source)
     for cls in SIZE_CLASSES:
@@ -91,7 +104,6 @@ def _deep_k(device: Device, m: int, n: int, k: int, itemsize: int,
         return Choice(variant, params, reason, "model")
     chosen = fitting_tile([t[0] for t in tiles], m, n)
     params, origin, source = next(t for t in tiles if t[0] is chosen)
-    split, why_split = ksplit(device, params, m, n, k, itemsize)
-    return Choice(xgemm.name, xgemm.check({**params, "KSPLIT": split}, device, itemsize),
-                  f"{why}; tile {params['MWG']}x{params['NWG']} from the {origin} (the "
-                  f"largest inside C of {len(tiles)}); {why_split}", source)
+    return _split(device, m, n, k, itemsize, xgemm.name, params,
+                  f"{context}; tile {params['MWG']}x{params['NWG']} from the {origin} (the "
+                  f"largest inside C of {len(tiles)})", source)

@@ -17,7 +17,7 @@ def default_choice(device: Device, m: int, n: int, k: int,
     """(variant, checked parameters, reason) from the device's properties alone."""
     own, why = classify(m, n, k)
     if own == "tall-skinny":
-        params, reason = tallskinny_params(device, m, n, k)
+        params, reason = tallskinny_params(device, m, n, k, itemsize)
         return "tallskinny", get_variant("tallskinny").check(params, device, itemsize), (
             f"shape class {own} ({why}); {reason}")
     variant = get_variant("inreg")
@@ -35,7 +35,7 @@ def named_defaults(variant: str, device: Device, m: int, n: int, k: int,
     device and shape (tallskinny: the occupancy model; phvm, basicmm: the paper's
     time-cost model); None where the variant's own defaults apply."""
     if variant == "tallskinny":
-        return tallskinny_params(device, m, n, k)[0]
+        return tallskinny_params(device, m, n, k, itemsize)[0]
     if variant in ("phvm", "basicmm"):
         from .phvm import constants_for, optimum
 

@@ -6,19 +6,16 @@ of 64 columns computes half of it for nothing), else the smallest.
 
 The split: a work-group computes one MWG x NWG tile over its run of K; the device runs
 ``slots`` groups at once (compute units x the groups one unit holds, by its registers,
-local memory and work-item slots: :meth:`Traits.groups_per_unit`). Splitting K into S
-runs multiplies the groups by S and divides each group's work by S, at the price of
-writing and adding S partial products. The model picks the S (a power of two) that
-minimises
-
-    waves(S) * ceil(slabs / S) + S,     waves(S) = ceil(tiles * S / slots)
-
-in units of one group's slab of KWG values of K: the K loop the device really runs (whole
-waves: a last, partial wave costs as much as a full one) plus one slab per layer for its
-partial product. Every run keeps at least MIN_SLABS slabs, and the workspace stays
-within half the device's largest buffer. Checked on an H200 against a KSPLIT sweep
+local memory and work-item slots: :meth:`Traits.groups_per_unit`). A C of fewer tiles
+than slots leaves the device partly idle; splitting K into S runs multiplies the groups
+by S. The model takes the largest power of two S with tiles * S <= slots: one full wave.
+More layers only add waves of shorter groups, each paying its start, its partial product
+and its share of the reduction (on the H200 a 16 x 16 tile over K = 2^25 ran fastest at
+S = 1024, 1.7x slower at 8192; a C that fills the device is not split at all). Every
+run keeps at least MIN_SLABS slabs of KWG, and the workspace stays within half the
+device's largest buffer. Checked against KSPLIT sweeps on an H200
 (bench/results/2026-11-22-h200-dev): 1024x1024x16384 takes the 128 x 128 tile split in 2,
-16384x64x4096 the 64 x 64 tile split in 2, 64x64x2^21 the 64 x 64 tile split in 256.
+16384x64x4096 the 64 x 64 tile split in 2, 64x64x2^21 the 64 x 64 tile split ~500 ways.
 """
 
 from __future__ import annotations
@@ -31,8 +28,11 @@ from ..runtime.device import Device
 from .traits import traits
 
 MIN_SLABS = 4
-MAX_SPLIT = 1024
-REGISTER_OVERHEAD = 24
+MAX_SPLIT = 8192
+# registers of an xgemm work-item: its private values (accumulators, operands, staged
+# loads) times REGISTER_FACTOR plus REGISTER_OVERHEAD (addresses and counters): the
+# H200's 128 x 128 preset holds one group per SM, as the ~170 registers it builds to do
+REGISTER_FACTOR, REGISTER_OVERHEAD = 1.5, 24
 
 
 def fitting_tile(candidates: Sequence[Mapping], m: int, n: int) -> Mapping:
@@ -50,24 +50,19 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int,
     xgemm = get_variant("xgemm")
     known = traits(device)
     threads = params["MDIMC"] * params["NDIMC"]
-    per_unit = known.groups_per_unit(threads,
-                                     xgemm.private_values(params) + REGISTER_OVERHEAD,
+    registers = int(xgemm.private_values(params) * REGISTER_FACTOR) + REGISTER_OVERHEAD
+    per_unit = known.groups_per_unit(threads, registers,
                                      xgemm.local_mem_bytes(params, itemsize))
     slots = known.compute_units * per_unit
     tiles = ceil(m / params["MWG"]) * ceil(n / params["NWG"])
     slabs = ceil(k / params["KWG"])
     budget = device.max_mem_alloc_size // 2
 
-    def cost(split: int) -> int:
-        return ceil(tiles * split / slots) * ceil(slabs / split) + split
-
-    split, best = 1, cost(1)
-    candidate = 2
-    while (candidate <= MAX_SPLIT and slabs // candidate >= MIN_SLABS
-           and candidate * m * n * itemsize <= budget):
-        if cost(candidate) < best:
-            split, best = candidate, cost(candidate)
-        candidate *= 2
+    split = 1
+    while (tiles * split * 2 <= slots and split * 2 <= MAX_SPLIT
+           and slabs // (split * 2) >= MIN_SLABS
+           and split * 2 * m * n * itemsize <= budget):
+        split *= 2
     why = (f"split-K model: {tiles} tiles of {params['MWG']}x{params['NWG']}, "
            f"{known.compute_units} compute units x {per_unit} group(s), {slabs} slabs of "
            f"K: KSPLIT={split}")

@@ -1,10 +1,12 @@
-"""The tallskinny kernel's parameters from the device's properties: an occupancy model.
+"""The tallskinny kernel's parameters from the device's properties: a bandwidth model.
 
 The kernel is bound by reading A and B once, so the model asks for the fewest work-items
-that keep the device's memory busy: on a GPU one full wave of resident work-items
-(work-group 256, enough groups to fill every compute unit as far as its registers allow:
-a work-item holds its tile's accumulators, its operands and about REGISTER_OVERHEAD
-more), on a CPU one SIMD
+that keep the device's memory busy. On a GPU that is Little's law: the bytes in flight
+must cover the bandwidth times the latency of a loaded memory system (LOADED_LATENCY_S,
+about seven times the idle latency the probe measures: 1 us fits every sweep on the H200,
+bench/results/2026-11-22-h200-dev), and each work-item has one step's loads in flight,
+(tile_y + tile_x) values; groups of 256, a power-of-two count of them (an uneven last wave
+costs more than the few work-items it saves). On a CPU one SIMD
 vector per work-group (a CPU runtime runs a group's vectors one after another, so a
 wider group would sweep its run of K once per vector) and a few groups per core. Two
 bounds on the work of one work-item, which adds its products in sequence: at most
@@ -16,17 +18,26 @@ where it fits the register budget of the device type, else the fewest tiles that
 
 from __future__ import annotations
 
-from math import ceil
+from math import ceil, log2
 
 from ..runtime.device import Device
+from ..runtime.probe import cached_probe
 from .traits import traits
 
 MAX_TERMS = 4096
 MIN_TERMS = 16
-REGISTER_OVERHEAD = 24  # addresses, loop counters and the like, beside the tile
+LOADED_LATENCY_S = 1e-6
+DEFAULT_BANDWIDTH = 4e12  # bytes/s, for a GPU whose probe never ran (a first call)
 ACCUMULATORS = {"cpu": 64, "gpu": 128}  # per work-item, by device type (others: gpu's)
 GPU_GROUP = 256
 GROUPS_PER_CORE = 4
+
+
+def fits_one_tile(device: Device, m: int, n: int) -> bool:
+    """Whether C fits one work-item's registers; where not, a GPU is better served by a
+    tiled GEMM split along K (xgemm's 16 x 16 tiles ran 2x tallskinny at 16 x 16 on the
+    H200) than by tallskinny re-reading A and B for each tile of C."""
+    return m * n <= ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"])
 
 
 def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
@@ -46,7 +57,8 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
     return best[1]
 
 
-def tallskinny_params(device: Device, m: int, n: int, k: int) -> tuple[dict, str]:
+def tallskinny_params(device: Device, m: int, n: int, k: int,
+                      itemsize: int = 4) -> tuple[dict, str]:
     """(parameters, why) for the tallskinny kernel on this device and shape."""
     known = traits(device)
     cpu = device.type == "cpu"
@@ -57,14 +69,17 @@ def tallskinny_params(device: Device, m: int, n: int, k: int) -> tuple[dict, str
         wanted, fill = known.compute_units * GROUPS_PER_CORE, f"{GROUPS_PER_CORE} groups a core"
     else:
         size = min(GPU_GROUP, known.max_group)
-        registers = tile[0] * tile[1] + tile[0] + tile[1] + REGISTER_OVERHEAD
-        resident = known.compute_units * known.items_per_unit(registers)
-        wanted = ceil(resident / (size * tiles))
-        fill = f"one wave of {resident} resident work-items of ~{registers} registers"
+        measured = cached_probe(device)
+        bandwidth = measured.read_gbs * 1e9 if measured else DEFAULT_BANDWIDTH
+        items = bandwidth * LOADED_LATENCY_S / ((tile[0] + tile[1]) * itemsize)
+        wanted = 1 << max(0, round(log2(max(1.0, items / (size * tiles)))))
+        fill = (f"{items:.0f} work-items keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f} MB "
+                f"in flight ({'probed' if measured else 'assumed'} {bandwidth / 1e12:.1f} TB/s "
+                f"x {LOADED_LATENCY_S * 1e6:g} us)")
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1]}
-    why = (f"occupancy model: BS={size} ({'the SIMD width' if cpu else 'GPU group'}), "
+    why = (f"bandwidth model: BS={size} ({'the SIMD width' if cpu else 'GPU group'}), "
            f"GS={groups} ({fill}; each work-item sums {MIN_TERMS} to {MAX_TERMS} terms), "
            f"tile {tile[0]}x{tile[1]} ({tiles} tile{'s' if tiles > 1 else ''} of C)")
     return params, why

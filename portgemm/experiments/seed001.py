@@ -147,8 +147,9 @@ def versus_findings(records: list[Record]) -> list[str]:
         by = {r.variant: r for r in records if r.x == x and r.status == OK and r.time_ms}
         if "phvm" in by and "basicmm" in by:
             ratio = by["phvm"].time_ms / by["basicmm"].time_ms
-            lines.append(f"{x}: PHVM takes {ratio:.2f}x BasicMM's time" if ratio >= 1 else
-                         f"{x}: PHVM is {1 / ratio:.2f}x faster than BasicMM"
+            versus = (f"PHVM takes {ratio:.2f}x BasicMM's time" if ratio >= 1
+                      else f"PHVM is {1 / ratio:.2f}x faster than BasicMM")
+            lines.append(f"{x}: {versus}"
                          + "".join(f"; {label} {by[v].pct_of_vendor:.0f}% of the vendor"
                                    for label, v in (("PHVM", "phvm"),
                                                     ("tallskinny", "tallskinny"))

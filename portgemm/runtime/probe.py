@@ -119,6 +119,13 @@ def probe_file() -> Path:
     return Path(platformdirs.user_cache_dir("portgemm")) / "probes.json"
 
 
+def cached_probe(device: Device) -> Probe | None:
+    """The device's probe from the file, or None when it was never measured (nothing is
+    run: for callers on a hot path)."""
+    known = _read(probe_file()).get(device_key(device))
+    return None if known is None else Probe(**known)
+
+
 def probe(device: Device, *, fresh: bool = False) -> Probe:
     """The device's measured latencies and bandwidth, from the file unless ``fresh``."""
     path, key = probe_file(), device_key(device)
