@@ -307,3 +307,26 @@ def test_a_failing_mpi_job_marks_its_points_failed_and_keeps_them(tmp_path):
     assert [r.status for r in outcome.records] == ["failed", "failed"]
     assert all("status 2" in r.reason and "nosuch" in r.reason for r in outcome.records)
     assert outcome.plot_marks in (None, {"wrong": 0, "skipped": 2})
+
+
+def test_the_comparison_says_phvm_against_basicmm_and_the_vendor():
+    from portgemm.experiments.runner import add_vendor_percent
+
+    experiment = get("001-phvm-vs-vendor")
+    times = {"vendor": 8.0, "phvm": 2.0, "basicmm": 6.0, "tallskinny": 1.0}
+    records = []
+    for x, slower in (("MTXA", 1.0), ("MTXB, K/10", 10.0)):  # PHVM slower than BasicMM
+        for variant, ms in times.items():
+            on = "vendor" if variant == "vendor" else "device"
+            point = Point(variant, x, variant, (3, 3, 1000), on=on)
+            r = Record.for_point(experiment, point, device="d", backend="b")
+            r.time_ms = ms * (slower if variant == "phvm" else 1.0)
+            records.append(r)
+    for r in records:  # the vendor percentages go by size: give each pair its own K
+        r.k += records.index(r) // 4
+    add_vendor_percent(records)
+    assert experiment.findings(records) == [
+        "MTXA: PHVM is 3.00x faster than BasicMM; PHVM 400% of the vendor; "
+        "tallskinny 800% of the vendor",
+        "MTXB, K/10: PHVM takes 3.33x BasicMM's time; PHVM 40% of the vendor; "
+        "tallskinny 800% of the vendor"]

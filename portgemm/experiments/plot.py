@@ -127,11 +127,22 @@ def _draw_lines(ax, experiment: Experiment, records: list[Record], colors, marks
     if numeric:
         if spec.logx:
             ax.set_xscale("log", base=2)
+            xs = _spread(sorted(xs))
         ax.set_xticks(xs)
         ax.set_xticklabels([str(x) for x in xs], rotation=45 if len(xs) > 8 else 0)
     else:
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels([str(x) for x in xs], rotation=30, ha="right")
+
+
+def _spread(values: list, ratio: float = 1.15) -> list:
+    """Tick values on a log axis, leaving out any within ``ratio`` of the one before
+    (264 beside 256 would print over it)."""
+    kept = []
+    for v in values:
+        if not kept or v <= 0 or kept[-1] <= 0 or v / kept[-1] >= ratio:
+            kept.append(v)
+    return kept
 
 
 def _mark_choices(ax, records: list[Record], where, metric: str):

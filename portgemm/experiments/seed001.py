@@ -21,6 +21,7 @@ from ..tune.sweep import grid
 from .budget import memory_problem
 from .record import OK, Record
 from .spec import Experiment, Mode, PlotSpec, Point, pick
+from .table import plain_number
 
 TABLE1 = (("MTXA", (3, 3, 50_000_000)), ("MTXB", (5, 5, 300_000_000)),
           ("MTXC", (7, 7, 2_000_000_000)))
@@ -107,11 +108,11 @@ def model_vs_fastest(records: list[Record]) -> list[str]:
         if chosen.status != OK or not chosen.time_ms:
             lines.append(f"{where}: the model's choice {_config(chosen)} was {chosen.status} "
                          f"({chosen.reason}); the fastest measured: {_config(best)}, "
-                         f"{best.time_ms:.3g} ms")
+                         f"{plain_number(best.time_ms)} ms")
             continue
         lines.append(f"{where}: the model's choice {_config(chosen)} took "
-                     f"{chosen.time_ms:.3g} ms; the fastest measured, {_config(best)}, "
-                     f"{best.time_ms:.3g} ms: the model's choice takes "
+                     f"{plain_number(chosen.time_ms)} ms; the fastest measured, "
+                     f"{_config(best)}, {plain_number(best.time_ms)} ms: the model's choice takes "
                      f"{chosen.time_ms / best.time_ms:.2f}x the fastest")
     constants = next((r.extra.get("model constants") for r in records
                       if r.extra.get("model constants")), None)

@@ -13,7 +13,8 @@ def _num(value, spec: str) -> str:
     return "" if value is None else format(value, spec)
 
 
-def ms_text(value) -> str:
+def plain_number(value) -> str:
+    """Three significant digits, whole numbers from 100 up: never an exponent."""
     if value is None:
         return ""
     return f"{value:.3g}" if value < 100 else f"{value:.0f}"
@@ -80,16 +81,16 @@ def markdown_table(experiment: Experiment, records: list[Record]) -> str:
         row = ([r.panel] if panels else []) + [
             r.series, str(r.x) + (f" (**{r.highlight}**)" if r.highlight else ""),
             f"{r.m}×{r.n}×{r.k}", r.backend, params_text(own),
-            ms_text(r.time_ms) + ("" if r.timed == experiment.timed or r.time_ms is None
+            plain_number(r.time_ms) + ("" if r.timed == experiment.timed or r.time_ms is None
                               else f" ({r.timed})"),
-            _num(r.gflops, ".3g")]
+            plain_number(r.gflops)]
         row += [_extra(r, key, spec) for _, key, spec in experiment.extra_columns]
         if vendor:
             row.append(_num(r.pct_of_vendor, ".1f"))
         if seeds:
             row.append(seed_text(r))
         if models:
-            row += [_num(r.model, ".4g"), ms_text(r.model_fit)]
+            row += [plain_number(r.model), plain_number(r.model_fit)]
         row += [_num(r.relerr, ".1e"), status_text(r)]
         rows.append(row)
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
