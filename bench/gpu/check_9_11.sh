@@ -22,7 +22,8 @@ if [ "${1:-part1}" = part1 ]; then
   step clblast 60 bash -c 'cd .whl/clblast-gpu && ./run.sh --platform NVIDIA --sizes 1024,2048,4096,8192'
 else
   TAILN=3 step sweep_ts 90 python3 -m portgemm.tune --model tallskinny --device gpu \
-    --sizes 8x8x33554432,3x3x50000000,9x9x2097152 --sweep --reps 3 --json "$work/sweep_ts.json"
+    --sizes 8x8x33554432,3x3x50000000,5x5x33554432 --sweep --reps 3 --json "$work/sweep_ts.json"
+  TAILN=4 step overhead 60 python3 bench/gpu/resident_overhead.py
   TAILN=3 step sweep_phvm 60 python3 -m portgemm.tune --model phvm --device gpu \
     --sizes 5x5x30000000 --sweep --reps 2 --json "$work/sweep_phvm.json"
   TAILN=14 step f64 170 python3 -m portgemm.tune --device gpu --variant xgemm --dtype float64 \
