@@ -239,10 +239,10 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
             ax.yaxis.set_major_locator(plt.LogLocator(base=10, subs=subs))
             ax.yaxis.set_major_formatter(plain)
             ax.yaxis.set_minor_formatter(plt.NullFormatter())
-        if spec.kind == "bars":  # headroom: the legend goes where the tallest bars end
-            low, high = ax.get_ylim()
-            ax.set_ylim(low, high * 3 if ax.get_yscale() == "log" else high * 1.15)
         ax.grid(True, which="major", alpha=0.3)
+    if spec.kind == "bars":  # headroom: the legend goes where the tallest bars end
+        low, high = axes[0].get_ylim()  # once: the panels share their y axis
+        axes[0].set_ylim(low, high * 3 if axes[0].get_yscale() == "log" else high * 1.15)
     for row in grid:
         row[0].set_ylabel(_ylabel(experiment, records))
     handles, labels = {}, []
