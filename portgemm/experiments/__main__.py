@@ -24,7 +24,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     run.add_argument("--device", default=None,
                      help="where device kernels run: an OpenCL selector ('gpu', "
                           "'opencl:cpu:1', ...; default: the default device). Host "
-                          "experiments run on the host whatever it says")
+                          "experiments run on the host whatever it says; an MPI job "
+                          "gives it to each rank")
     run.add_argument("--quick", action="store_true",
                      help="smaller sizes and a 10 s point budget: at most ~2 minutes an "
                           "experiment on a 2-core CPU")
