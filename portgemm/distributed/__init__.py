@@ -12,10 +12,16 @@ default local rank i of a node takes GPU i, else the default device)::
     r = distributed.gemm_blocks(a[layout.a_block(rank)], b[layout.b_block(rank)],
                                 (m, n, k), "summa")    # r.c is C[layout.c_block(rank)]
 
+    a_dev = portgemm.to_device(a[layout.a_block(rank)])     # resident on the device:
+    b_dev = portgemm.to_device(b[layout.b_block(rank)])     # r.c is a device array too
+    r = distributed.gemm_blocks(a_dev, b_dev, (m, n, k), "summa")
+
 Partitions (``PARTITIONS``): ``p2p`` seed 002's master/worker with sends and receives;
 ``rows`` its collective 1-D row partition (one packed Scatter, one Gather); ``2d`` its
 2-D partition on the grid of the largest divisor of P <= sqrt(P); ``summa`` SUMMA on
 that grid, owner computes; ``splitk`` K split across ranks, C summed by an allreduce.
+``gemm_blocks`` takes rows, 2d, summa and splitk from blocks already on their ranks, as
+numpy arrays or as device arrays that stay on the device (:mod:`.resident`).
 Any shape and any number of ranks. Bad input raises the same error on every rank; a rank
 failing later aborts the job (see :mod:`.faults`). ``python -m portgemm.distributed``
 compares the partitions; docs/distributed.md has the algorithms and the cost model.

@@ -3,7 +3,8 @@
     mpiexec -n 4 python -m portgemm.distributed --partition all \\
         --sizes 513,1000x300x77 --check --json out.json
 
-Rank 0 prints the table and writes the records. Exit status: 0 when every result is
+With ``--resident`` every rank keeps its blocks and C on its device (uploaded before, and
+C downloaded after, the timed calls). Rank 0 prints the table and writes the records. Exit status: 0 when every result is
 right (or unchecked), 1 when one is wrong, 2 for bad input (every rank says why), 3 when
 a rank fails (the job is aborted with its message), 124 when --timeout passes.
 """
@@ -14,6 +15,7 @@ import argparse
 import json
 import shlex
 import sys
+import warnings
 from typing import Any
 
 from ..bench.runner import parse_sizes
@@ -24,6 +26,7 @@ from .faults import Watchdog, abort_on_error, say
 from .local import LocalOptions, set_up
 from .mpi import load_mpi, local_rank
 from .report import Comparison, Settings, calibrate, table
+from .resident import RESIDENT_BACKENDS
 from .transport import Transport
 
 
@@ -45,6 +48,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--operands", default="auto", choices=("auto", "root"),
                    help="auto: summa and splitk start from blocks already on their ranks; "
                         "root: every partition starts from rank 0")
+    p.add_argument("--resident", action="store_true",
+                   help="keep operands and C on each rank's device: rows, 2d, summa and "
+                        "splitk start from blocks uploaded once before the timed calls "
+                        "(p2p runs from rank 0 as always); panels that cross ranks go "
+                        "device -> pinned host -> MPI -> pinned host -> device, timed as "
+                        "communication; C is downloaded after the timed calls for the "
+                        "check. OpenCL backend only")
     p.add_argument("--panel", type=int, default=None, help="SUMMA's widest K step")
     p.add_argument("--no-overlap", action="store_true",
                    help="SUMMA: do not fetch the next panels while computing")
@@ -57,6 +67,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.reps < 1:
         p.error("--reps must be >= 1")
+    if args.resident and args.operands == "root":
+        p.error("--resident starts from blocks on the ranks' devices; it does not go with "
+                "--operands root")
     try:
         args.shapes = parse_sizes(args.sizes)
     except ValueError as exc:
@@ -66,6 +79,9 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    # pyopencl's own kernels (device sums and fills of resident runs) print their
+    # compilers' chatter as warnings; the table is what this command is for
+    warnings.filterwarnings("ignore", message="Non-empty compiler output")
     mpi = load_mpi()  # BackendUnavailableError naming the install when mpi4py is missing
     comm = mpi.COMM_WORLD
     with Watchdog(comm, args.timeout):
@@ -85,8 +101,8 @@ def _compare(comm: Any, args: argparse.Namespace) -> int:
     params = json.loads(args.params) if args.params else None
     local = LocalOptions(args.backend, args.device, args.variant, params)
     settings = Settings(local, args.reps, args.dtype, args.operands, args.panel,
-                        not args.no_overlap)
-    setup = _agree_on_setup(comm, partitions, local)
+                        not args.no_overlap, resident=args.resident)
+    setup = _agree_on_setup(comm, partitions, local, args.resident)
     link = calibrate(comm)
     comparison = Comparison(comm, settings, setup, link)
     with abort_on_error(comm):  # past the agreement, a failing rank ends the job
@@ -97,7 +113,9 @@ def _compare(comm: Any, args: argparse.Namespace) -> int:
         return 0
     records = comparison.records
     print(f"{comm.Get_size()} ranks on {', '.join(sorted(set(devices)))}; local "
-          f"{local.backend}/{local.variant}; link alpha/beta (ranks 0-1): "
+          f"{local.backend}/{local.variant}"
+          + ("; operands resident on the devices" if args.resident else "")
+          + "; link alpha/beta (ranks 0-1): "
           + (f"{link[0] * 1e6:.1f} us, {link[1] / 1e9:.2f} GB/s" if link else "n/a"))
     print(table(records), flush=True)
     if args.json:
@@ -115,7 +133,8 @@ def _compare(comm: Any, args: argparse.Namespace) -> int:
     return 1 if wrong and args.check else 0
 
 
-def _agree_on_setup(comm: Any, partitions: list[str], local: LocalOptions) -> Any:
+def _agree_on_setup(comm: Any, partitions: list[str], local: LocalOptions,
+                    resident: bool = False) -> Any:
     """Before anything runs: the partitions named exist and every rank has its device,
     or every rank raises the same error."""
     statement = Statement(partition=",".join(partitions))
@@ -129,6 +148,10 @@ def _agree_on_setup(comm: Any, partitions: list[str], local: LocalOptions) -> An
     except Exception as exc:
         statement.fail("setup", f"cannot set up the local product "
                                 f"({type(exc).__name__}: {exc})")
+    if resident and local.backend not in RESIDENT_BACKENDS:
+        statement.fail("setup", f"--resident keeps operands on the devices of "
+                                f"{', '.join(RESIDENT_BACKENDS)}; the local backend is "
+                                f"{local.backend!r}")
     agree(Transport(comm, Clock()), statement)
     return setup
 

@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from . import collective, p2p, splitk, summa
+from . import collective, p2p, resident, splitk, summa
 from .agreement import Statement, agree, describe_operands
 from .clock import Clock
 from .context import Run
-from .errors import KINDS
+from .errors import KINDS, PartitionError
 from .faults import abort_on_error
-from .layout import BlockLayout, process_grid
+from .layout import BlockLayout, GridLayout, process_grid
 from .local import LocalSetup, LocalSpec, set_up
 from .mpi import local_rank, world
 from .result import DistributedResult
@@ -33,8 +33,9 @@ PARTITIONS: dict[str, Callable] = {
     "summa": summa.run,
     "splitk": splitk.run,
 }
-# the partitions that also take operands already distributed as blocks
-BLOCK_PARTITIONS = ("summa", "splitk")
+# the partitions that also take operands already distributed as blocks (numpy or device
+# arrays; see gemm_blocks)
+BLOCK_PARTITIONS = ("rows", "2d", "summa", "splitk")
 
 
 def gemm(a: Any = None, b: Any = None, partition: str = "summa", *, comm: Any = None,
@@ -63,8 +64,13 @@ def gemm(a: Any = None, b: Any = None, partition: str = "summa", *, comm: Any = 
                                     f"(0..{transport.size - 1}), got {root!r}")
     _check_panel(statement, panel)
     if transport.rank == root:
-        a, b = _as_arrays(statement, a, b)
-        describe_operands(statement, a, b)
+        if resident.is_resident(a, b):
+            statement.fail("type", "gemm takes numpy operands on the root; device arrays "
+                                   "(resident operands) go to gemm_blocks, one block per "
+                                   "rank")
+        else:
+            a, b = _as_arrays(statement, a, b)
+            describe_operands(statement, a, b)
         if statement.shape and statement.problem is None and min(statement.shape) < 1:
             statement.fail("shape", f"every dimension must be >= 1, got (m, n, k) = "
                                     f"{statement.shape}")
@@ -84,9 +90,19 @@ def gemm_blocks(a_mine: Any, b_mine: Any, shape: tuple[int, int, int],
     """C = A @ B with A and B already distributed (owner computes); ``shape`` is the
     whole problem's (m, n, k), the same on every rank.
 
-    ``summa``: rank r holds A[a_block] and B[b_block] of ``block_layout(m, n, k, P)``;
-    the result's ``c`` is its block C[c_block]. ``splitk``: rank r holds A[:, K_r] and
+    ``summa``, ``2d``, ``rows``: rank r holds A[a_block(r)] and B[b_block(r)] of
+    ``block_layout(m, n, k, P, partition)``; the result's ``c`` is its block
+    C[c_block(r)] (``result.c_block``). For ``2d`` and ``rows`` those blocks hold all of
+    K, so the call is the local product alone. ``splitk``: rank r holds A[:, K_r] and
     B[K_r, :] for any split of K (empty slices allowed); ``c`` is all of C, on every rank.
+
+    The blocks may be numpy arrays or device arrays (``pyopencl.array.Array``,
+    C-contiguous, offset 0, e.g. from ``portgemm.to_device``; every rank the same kind).
+    Device blocks stay where they are: the local products run on them, what must cross
+    ranks goes device -> pinned host memory -> MPI -> pinned host memory -> device, and
+    ``c`` is a device array on the blocks' queue (the result's ``operands`` is
+    "resident"). The rank's local device is then the blocks' (an explicit ``local``
+    device must be that one) and its backend must be "opencl".
     """
     comm = world(comm)
     transport, setup, statement = _open(comm, partition, local, wait,
@@ -96,23 +112,44 @@ def gemm_blocks(a_mine: Any, b_mine: Any, shape: tuple[int, int, int],
     statement.extra["shape"] = _shape_tuple(statement, shape)
     if statement.problem is None and partition in BLOCK_PARTITIONS:
         _check_blocks(statement, partition, transport, a_mine, b_mine)
+    setup = resident.check_blocks(statement, a_mine, b_mine, setup)
     statements = agree(transport, statement)
     _check_agreed_blocks(statements, partition)
+    on_device = resident.check_agreed(statements)
     m, n, k = statements[0].extra["shape"]
     run = Run(transport, setup, m, n, k, np.dtype(statements[0].dtype), 0, panel, overlap)
-    layout = BlockLayout.for_ranks(m, n, k, transport.size)
+    layout = _layout(partition, m, n, k, transport.size)
     with abort_on_error(comm, abort_on_failure):
         if partition == "summa":
             c = summa.run_blocks(run, a_mine, b_mine, layout)
-        else:
+        elif partition == "splitk":
             c = splitk.run_blocks(run, a_mine, b_mine)
-    block = layout.c_block(transport.rank) if partition == "summa" else None
-    return _result(run, partition, "blocks", c, block)
+        else:
+            c = collective.run_blocks(run, a_mine, b_mine)
+    block = layout.c_block(transport.rank) if layout is not None else None
+    return _result(run, partition, "resident" if on_device else "blocks", c, block)
 
 
-def block_layout(m: int, n: int, k: int, ranks: int) -> BlockLayout:
-    """Which blocks of A, B and C each rank holds for ``gemm_blocks(partition="summa")``."""
-    return BlockLayout.for_ranks(m, n, k, ranks)
+def block_layout(m: int, n: int, k: int, ranks: int,
+                 partition: str = "summa") -> BlockLayout | GridLayout:
+    """Which blocks of A, B and C each rank holds for ``gemm_blocks`` with ``partition``
+    "summa" (the default), "2d" or "rows": ``a_block(r)``, ``b_block(r)`` and
+    ``c_block(r)`` give rank r's (rows, columns) slices. (``splitk`` takes any split
+    of K.)"""
+    layout = _layout(partition, m, n, k, ranks)
+    if layout is None:
+        raise PartitionError(f"block_layout is for 'summa', '2d' and 'rows'; got "
+                             f"{partition!r} (splitk takes any split of K)")
+    return layout
+
+
+def _layout(partition: str, m: int, n: int, k: int,
+            ranks: int) -> BlockLayout | GridLayout | None:
+    if partition == "summa":
+        return BlockLayout.for_ranks(m, n, k, ranks)
+    if partition in ("rows", "2d"):
+        return GridLayout.for_ranks(m, n, k, ranks, partition)
+    return None
 
 
 # --- the pieces -----------------------------------------------------------------------
@@ -170,12 +207,13 @@ def _check_blocks(statement: Statement, partition: str, transport: Transport,
     if shape is None:
         return
     m, n, k = shape
-    if partition == "summa":
-        layout = BlockLayout.for_ranks(m, n, k, transport.size)
+    layout = _layout(partition, m, n, k, transport.size)
+    if layout is not None:
         want_a = _extent(layout.a_block(transport.rank))
         want_b = _extent(layout.b_block(transport.rank))
         if tuple(a_mine.shape) != want_a or tuple(b_mine.shape) != want_b:
-            statement.fail("shape", f"SUMMA on a {layout.rows}x{layout.cols} grid gives "
+            name = "SUMMA" if partition == "summa" else partition
+            statement.fail("shape", f"{name} on a {layout.rows}x{layout.cols} grid gives "
                                     f"this rank A{want_a} and B{want_b} blocks, got "
                                     f"{tuple(a_mine.shape)} and {tuple(b_mine.shape)}")
     elif a_mine.shape[0] != m or b_mine.shape[1] != n:

@@ -1,4 +1,5 @@
-"""Where each rank's pieces lie: splits of one dimension, the process grid, SUMMA's blocks.
+"""Where each rank's pieces lie: splits of one dimension, the process grid, the blocks of
+``rows`` and ``2d`` (:class:`GridLayout`) and of SUMMA (:class:`BlockLayout`).
 
 Pure arithmetic (no MPI), so every rank computes the same answer from the same shape
 and nothing about the layout ever has to be sent.
@@ -49,6 +50,47 @@ def process_grid(ranks: int) -> tuple[int, int]:
 
 def span(r: range) -> slice:
     return slice(r.start, r.stop)
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    """Seed 002's collective blocks on a ``rows x cols`` grid (rank = i * cols + j): A's row
+    block i with all of K, B's column block j with all of K, and C(i, j); the splits are
+    the seed's padded ones (:func:`padded_ranges`). ``rows`` is the grid P x 1, ``2d`` the
+    grid of :func:`process_grid`."""
+
+    m: int
+    n: int
+    k: int
+    rows: int
+    cols: int
+
+    @classmethod
+    def for_ranks(cls, m: int, n: int, k: int, ranks: int,
+                  partition: str = "2d") -> GridLayout:
+        grid = (ranks, 1) if partition == "rows" else process_grid(ranks)
+        return cls(m, n, k, *grid)
+
+    @cached_property
+    def m_ranges(self) -> list[range]:
+        return padded_ranges(self.m, self.rows)
+
+    @cached_property
+    def n_ranges(self) -> list[range]:
+        return padded_ranges(self.n, self.cols)
+
+    def coords(self, rank: int) -> tuple[int, int]:
+        return divmod(rank, self.cols)
+
+    def a_block(self, rank: int) -> tuple[slice, slice]:
+        return span(self.m_ranges[self.coords(rank)[0]]), slice(0, self.k)
+
+    def b_block(self, rank: int) -> tuple[slice, slice]:
+        return slice(0, self.k), span(self.n_ranges[self.coords(rank)[1]])
+
+    def c_block(self, rank: int) -> tuple[slice, slice]:
+        i, j = self.coords(rank)
+        return span(self.m_ranges[i]), span(self.n_ranges[j])
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,7 @@
 """A rank's own product: the one place the distributed code multiplies.
 
-Every partition calls :func:`local_product` and nothing else, so when ``portgemm.gemm``
-accepts device-resident operands (pyopencl arrays) they can be passed through here
-unchanged. Each rank chooses its own backend, device, variant and parameters
+Every partition calls :func:`local_product` and nothing else; device-resident operands
+(pyopencl arrays, :mod:`.resident`) pass through it unchanged and C stays on the device. Each rank chooses its own backend, device, variant and parameters
 (:class:`LocalOptions`); by default local rank i of a node takes GPU i when the node has
 GPUs, else the backend's default device.
 """
@@ -19,6 +18,7 @@ import numpy as np
 
 from ..api import gemm
 from ..backends import DEFAULT_BACKEND, get_backend
+from ..operands import is_device_array
 from ..result import GemmResult
 from ..runtime.selectors import DEVICE_ENV_VAR
 
@@ -90,24 +90,45 @@ def choose_device(options: LocalOptions, backend: Any, rank: int, local_rank: in
     return gpus[local_rank % len(gpus)] if gpus else None
 
 
-def local_product(a: Any, b: Any, setup: LocalSetup) -> Any:
-    """C = A @ B on this rank's device. A block with no rows, columns or depth (more
-    ranks than rows, a K slice past the end) gives zeros without a device call."""
+def local_product(a: Any, b: Any, setup: LocalSetup, out: Any = None) -> Any:
+    """C = A @ B on this rank's device (``out``, when given, receives it). Operands that
+    are device arrays (``pyopencl.array.Array``) are used where they are and C stays on
+    the device. A block with no rows, columns or depth (more ranks than rows, a K slice
+    past the end) gives zeros without a device call."""
     m, k = a.shape
     n = b.shape[1]
     if 0 in (m, n, k):
-        return np.zeros((m, n), a.dtype)
+        return _zeros(a, (m, n), out)
     options = setup.options
     result = gemm(a, b, device=setup.device, variant=options.variant,
-                  params=options.params, backend=options.backend)
+                  params=options.params, backend=options.backend, out=out)
     setup.last = result
     setup.products += 1
     return result.c
 
 
+def _zeros(a: Any, shape: tuple[int, int], out: Any) -> Any:
+    """Zeros of C's shape (in ``out`` when given); on the device, finished before this
+    returns, as a product's C is (a copy on another queue may read it next)."""
+    if is_device_array(a) or is_device_array(out):
+        import pyopencl.array as cl_array
+
+        c = out if out is not None else cl_array.zeros(a.queue, shape, a.dtype)
+        if out is not None and out.size:
+            out.fill(0)
+        c.finish()
+        return c
+    if out is not None:
+        out.fill(0)
+        return out
+    return np.zeros(shape, a.dtype)
+
+
 def accumulate(c: Any, part: Any) -> Any:
-    """c += part (numpy today; a device array's += works the same way)."""
+    """c += part (numpy, or a device array: then added on the device and waited for)."""
     c += part
+    if is_device_array(c):
+        c.finish()
     return c
 
 

@@ -9,6 +9,10 @@ message and beta the bandwidth of one rank's link. For each partition the model 
 * ``root_buffer_bytes``: the packed send buffer the root allocates (seed 002's scheme
   copies B once per rank),
 
+* ``bus_bytes`` (operands "resident", blocks kept on each rank's device): what the busiest
+  rank moves between its device and pinned host memory (downloads of the panels it sends,
+  uploads of those it receives; splitk: C down and up around the allreduce),
+
 and predicts the communication time on the critical path, ``busiest latencies * alpha +
 busiest_bytes / beta``, with MPICH's algorithms for large messages: a broadcast of S bytes
 over q ranks as a scatter plus a ring allgather (log2 q latencies, 2 (q-1)/q S through
@@ -37,6 +41,7 @@ class Volume:
     busiest_latencies: int  # message latencies on the critical path
     root_buffer_bytes: float = 0.0
     steps: int = 1          # SUMMA: steps whose communication can overlap computation
+    bus_bytes: float = 0.0  # resident operands: device <-> host bytes of the busiest rank
 
     def comm_seconds(self, alpha: float, beta: float) -> float:
         return self.busiest_latencies * alpha + self.busiest_bytes / beta
@@ -48,11 +53,13 @@ def _log2(q: int) -> int:
 
 def volume(partition: str, ranks: int, m: int, n: int, k: int, itemsize: int = 4,
            operands: str = "root") -> Volume:
-    """The counts above for one partition; ``operands`` "blocks" for SUMMA and split-K
-    started from distributed operands (C left where it is computed)."""
+    """The counts above for one partition; ``operands`` "blocks" (or "resident": the
+    blocks on the ranks' devices) for rows, 2d, SUMMA and split-K started from distributed
+    operands (C left where it is computed)."""
     p, w = ranks, itemsize
-    if p == 1:
-        return Volume(partition, 1, 0, 0.0, 0.0, 0)
+    in_place = operands in ("blocks", "resident")
+    if p == 1 or (partition in ("rows", "2d") and in_place):
+        return Volume(partition, p, 0, 0.0, 0.0, 0)  # blocks of rows and 2d hold all of K
     if partition == "p2p":
         workers = p - 1
         rows = [len(r) for r in master_worker_ranges(m, workers)]
@@ -71,6 +78,7 @@ def volume(partition: str, ranks: int, m: int, n: int, k: int, itemsize: int = 4
         return _summa(p, m, n, k, w, operands)
     if partition == "splitk":
         reduce_bytes = 2 * (p - 1) / p * m * n * w
+        bus = 2 * m * n * w if operands == "resident" else 0.0  # C down and back up
         total = p * reduce_bytes
         messages, latencies, busiest = 2 * (p - 1) * p, 2 * _log2(p), reduce_bytes
         buffer = 0.0
@@ -82,7 +90,7 @@ def volume(partition: str, ranks: int, m: int, n: int, k: int, itemsize: int = 4
             latencies += _log2(p)
             buffer = (m * k + k * n) * w
         return Volume(partition, p, messages, total, busiest, latencies,
-                      root_buffer_bytes=buffer)
+                      root_buffer_bytes=buffer, bus_bytes=bus)
     raise ValueError(f"unknown partition {partition!r}")
 
 
@@ -100,7 +108,10 @@ def _summa(p: int, m: int, n: int, k: int, w: int, operands: str) -> Volume:
         moved = (p - 1) / p * (m * k + k * n + m * n) * w
         total, through, buffer = total + moved, through + moved, (m * k + k * n) * w
         messages, latencies = messages + 2 * (p - 1), latencies + 2 * _log2(p)
-    return Volume("summa", p, messages, total, through, latencies, buffer, len(steps))
+    bus = 0.0
+    if operands == "resident":  # its A block down or up along its row, B's along its column
+        bus = ((cols > 1) * m_block * k + (rows > 1) * k * n_block) * w
+    return Volume("summa", p, messages, total, through, latencies, buffer, len(steps), bus)
 
 
 @dataclass(frozen=True)

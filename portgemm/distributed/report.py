@@ -26,13 +26,17 @@ from typing import Any
 import numpy as np
 
 from ..verify import reference, relative_error, tolerance
-from .api import BLOCK_PARTITIONS, gemm, gemm_blocks
+from .api import BLOCK_PARTITIONS, block_layout, gemm, gemm_blocks
 from .clock import Clock
-from .layout import BlockLayout, even_ranges, span
+from .layout import even_ranges, span
 from .local import LocalSetup, timed_product
 from .model import volume
 from .packing import gather_blocks
+from .resident import to_host, upload_block
 from .transport import Transport
+
+# --operands auto: the partitions that start from blocks already on their ranks
+AUTO_BLOCKS = ("summa", "splitk")
 
 # Above this many multiply-adds a full float64 product would take longer than the run:
 # C is checked along random directions instead (see check()).
@@ -50,6 +54,7 @@ class Settings:
     panel: int | None = None
     overlap: bool = True
     seed: int = 12
+    resident: bool = False  # rows, 2d, summa, splitk from blocks kept on each device
 
 
 def make_operands(m: int, n: int, k: int, dtype: str, seed: int):
@@ -107,29 +112,49 @@ class Comparison:
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.transport = Transport(comm, Clock())
         self.records: list[dict] = []
+        self.whole: dict = {}
 
     def shape(self, m: int, n: int, k: int, partitions: list[str]) -> None:
-        needs_all = self.s.operands == "auto" and any(p in BLOCK_PARTITIONS
-                                                     for p in partitions)
+        needs_all = any(self._from_blocks(p) for p in partitions)
         a = b = None
         if self.rank == 0 or needs_all:
             a, b = make_operands(m, n, k, self.s.dtype, self.s.seed)
+        self.whole = {False: (a, b)}  # the one-rank product's operands: host, device
         if self.rank == 0:
             timed_product(a, b, self.setup)  # warm-up of the one-rank product
+            if any(self._resident(p) for p in partitions):  # uploaded once, not timed
+                self.whole[True] = (upload_block(a, self.setup.device),
+                                    upload_block(b, self.setup.device))
+                timed_product(*self.whole[True], self.setup)
         for partition in partitions:
             self._case(partition, a, b, (m, n, k))
+        self.whole = {}
 
-    def _one_rank(self, a, b) -> float | None:
-        """Rank 0's product of the whole problem; the others wait, yielding the cores."""
-        ms = timed_product(a, b, self.setup)[1] if self.rank == 0 else None
+    def _from_blocks(self, partition: str) -> bool:
+        """Whether a case starts from blocks already on their ranks."""
+        if self.s.resident:
+            return partition in BLOCK_PARTITIONS
+        return self.s.operands == "auto" and partition in AUTO_BLOCKS
+
+    def _resident(self, partition: str) -> bool:
+        return self.s.resident and partition in BLOCK_PARTITIONS
+
+    def _one_rank(self, partition: str) -> float | None:
+        """Rank 0's product of the whole problem (on the device, with operands resident
+        there, for a resident case); the others wait, yielding the cores."""
+        ms = (timed_product(*self.whole[self._resident(partition)], self.setup)[1]
+              if self.rank == 0 else None)
         self.transport.barrier()
         return ms
 
     def _call(self, partition: str, a, b, shape) -> Any:
         s = self.s
         options = dict(local=s.local, panel=s.panel, overlap=s.overlap)
-        if s.operands == "auto" and partition in BLOCK_PARTITIONS:
+        if self._from_blocks(partition):
             a_mine, b_mine = self._blocks(partition, a, b, shape)
+            if self._resident(partition):  # once, before the warm-up and the timed calls
+                a_mine = upload_block(a_mine, self.setup.device)
+                b_mine = upload_block(b_mine, self.setup.device)
             return lambda: gemm_blocks(a_mine, b_mine, shape, partition, comm=self.comm,
                                        **options)
         return lambda: gemm(a if self.rank == 0 else None, b if self.rank == 0 else None,
@@ -137,19 +162,19 @@ class Comparison:
 
     def _blocks(self, partition: str, a, b, shape):
         m, n, k = shape
-        if partition == "summa":
-            layout = BlockLayout.for_ranks(m, n, k, self.size)
-            return (np.ascontiguousarray(a[layout.a_block(self.rank)]),
-                    np.ascontiguousarray(b[layout.b_block(self.rank)]))
-        mine = span(even_ranges(k, self.size)[self.rank])
-        return np.ascontiguousarray(a[:, mine]), np.ascontiguousarray(b[mine])
+        if partition == "splitk":
+            mine = span(even_ranges(k, self.size)[self.rank])
+            return np.ascontiguousarray(a[:, mine]), np.ascontiguousarray(b[mine])
+        layout = block_layout(m, n, k, self.size, partition)
+        return (np.ascontiguousarray(a[layout.a_block(self.rank)]),
+                np.ascontiguousarray(b[layout.b_block(self.rank)]))
 
     def _case(self, partition: str, a, b, shape) -> None:
         call = self._call(partition, a, b, shape)
         call()  # warm-up
         calls, one_rank = [], []
         for _ in range(self.s.reps):
-            one_rank.append(self._one_rank(a, b))  # ends in a barrier: a common start
+            one_rank.append(self._one_rank(partition))  # ends in a barrier: a common start
             result = call()
             times = self.transport.gather_object(
                 (result.comm_ms, result.compute_ms, result.total_ms, result.device), 0)
@@ -160,12 +185,13 @@ class Comparison:
                                              statistics.median(one_rank)))
 
     def _whole_c(self, result) -> np.ndarray | None:
-        """C on rank 0 for the check; SUMMA on blocks leaves it in blocks, gathered here
-        outside the timed calls."""
+        """C on rank 0 for the check, after the timed calls: a device C is downloaded,
+        and C left in blocks (``gemm_blocks`` but splitk) is gathered here."""
+        c = to_host(result.c)
         if result.c_block is None:
-            return result.c
-        layout = BlockLayout.for_ranks(result.m, result.n, result.k, self.size)
-        return gather_blocks(self.transport, 0, result.c,
+            return c
+        layout = block_layout(result.m, result.n, result.k, self.size, result.partition)
+        return gather_blocks(self.transport, 0, c,
                              [layout.c_block(r) for r in range(self.size)],
                              (result.m, result.n))
 
@@ -194,6 +220,7 @@ class Comparison:
             "ok": bool(relerr <= tol),
             "comm_max_ms": max(t[0] for t in times),
             "model_comm_ms": model_ms, "model_bytes": v.busiest_bytes,
+            "bus_bytes": v.bus_bytes,
             "reps": len(calls), "products": result.products,
             "backend": self.s.local.backend, "variant": self.s.local.variant,
             "device": times[0][3],

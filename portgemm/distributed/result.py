@@ -13,16 +13,20 @@ class DistributedResult:
     """This rank's view of one distributed GEMM.
 
     c: the whole C on the root (``p2p``, ``rows``, ``2d``, and ``summa`` from the root),
-      on every rank (``splitk``), or this rank's block C[c_block] (``summa`` on blocks);
-      None where this rank holds none of it.
+      on every rank (``splitk``), or this rank's block C[c_block] (``rows``, ``2d`` and
+      ``summa`` on blocks); None where this rank holds none of it. A device array
+      (``pyopencl.array.Array``) when the blocks were (operands "resident").
     comm_ms: time in communication on this rank -- MPI calls including waiting for peers,
-      and the packing and unpacking the scheme needs. compute_ms: time in local products.
+      the packing and unpacking the scheme needs, and with resident operands the copies
+      between the device and pinned host buffers. compute_ms: time in local products
+      (and the sums of SUMMA's parts).
     total_ms: the whole call on this rank, the opening agreement included. With SUMMA's
       overlap, comm_ms and compute_ms run at the same time and may add up to more.
     """
 
     partition: str
-    operands: str            # "root" (given on the root) or "blocks" (already distributed)
+    operands: str            # "root" (given on the root), "blocks" (already distributed)
+                             # or "resident" (distributed, on the ranks' devices)
     rank: int
     ranks: int
     m: int

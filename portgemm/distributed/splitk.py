@@ -15,6 +15,7 @@ import numpy as np
 from .context import Run
 from .layout import even_ranges, span
 from .packing import scatter_pairs
+from .resident import Side, is_resident
 
 
 def k_blocks(run: Run) -> list[range]:
@@ -32,7 +33,14 @@ def run(run: Run, a: Any, b: Any) -> np.ndarray:
     return run_blocks(run, a_mine, b_mine)
 
 
-def run_blocks(run: Run, a_mine: Any, b_mine: Any) -> np.ndarray:
-    """This rank's A (M x K_r) and B (K_r x N), any K_r (0 included); C on every rank."""
+def run_blocks(run: Run, a_mine: Any, b_mine: Any) -> Any:
+    """This rank's A (M x K_r) and B (K_r x N), any K_r (0 included); C on every rank.
+    Device arrays (:mod:`.resident`): the partial product stays on the device but for
+    its trip through pinned host memory to the allreduce and back; C ends on every
+    rank's device."""
+    if is_resident(a_mine, b_mine):
+        partial = run.multiply(a_mine, b_mine)
+        with run.clock.comm():
+            return Side(partial).allreduce(run.transport, partial)
     partial = np.ascontiguousarray(run.multiply(a_mine, b_mine))
     return run.transport.allreduce(partial)
