@@ -7,6 +7,7 @@ model and the check run in this process without MPI."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -44,16 +45,20 @@ def mpi_ready() -> str | None:
 needs_mpi = pytest.mark.skipif(mpi_ready() is not None, reason=str(mpi_ready()))
 
 
-def mpiexec(ranks: int, args: list[str], timeout: float = 90) -> subprocess.CompletedProcess:
-    """``mpiexec -n ranks python ARGS``; ``timeout`` ends a hung job (the test then fails)."""
+def mpiexec(ranks: int, args: list[str], timeout: float = 90,
+            env: dict | None = None) -> subprocess.CompletedProcess:
+    """``mpiexec -n ranks python ARGS``; ``timeout`` ends a hung job (the test then fails);
+    ``env``: variables added to this process's environment."""
     return subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **env} if env else None)
 
 
-def run_cli(ranks: int, tmp_path: Path, *options: str, timeout: float = 90):
+def run_cli(ranks: int, tmp_path: Path, *options: str, timeout: float = 90,
+            env: dict | None = None):
     out = tmp_path / f"out{ranks}.json"
     done = mpiexec(ranks, ["-m", "portgemm.distributed", "--reps", "1", "--check",
-                           "--json", str(out), *options], timeout)
+                           "--json", str(out), *options], timeout, env)
     return done, (json.loads(out.read_text()) if out.exists() else None)
 
 
@@ -134,6 +139,132 @@ def test_pocl_in_several_processes(tmp_path):
     assert_all_right(done, data, 2, ALL, sizes)
     assert {p["device"] for r in data["records"] for p in r["per_rank"]} == \
         {pocl[0].filter_string}
+
+
+# --- operands resident on the devices ------------------------------------------------
+
+def pocl_device():
+    from conftest import device_status
+
+    pocl = [d for d, why in device_status() if "portable" in d.platform.lower() and not why]
+    return pocl[0] if pocl else None
+
+
+# Chunks of 16 bytes: every staged block goes device -> pinned -> MPI -> device in many
+# pieces (a few rows, or one), so the pipelined path is what these small shapes run.
+SMALL_CHUNKS = {"PORTGEMM_MPI_CHUNK_BYTES": "16"}
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks,options,partitions", [
+    (1, [], ALL),                                                   # p2p stays on the host
+    (2, ["--device", "pocl", "--variant", "naive", "--panel", "2"], ("2d", "summa")),
+    (3, ["--no-overlap", "--dtype", "float64"], ("rows", "2d", "summa", "splitk")),
+    (4, ["--panel", "1"], ("summa", "splitk")),                     # 2x2: A's panels move too
+], ids=["1-intel", "2-pocl-panel", "3-intel-float64", "4-intel-panel"])
+def test_resident_operands_on_awkward_shapes(tmp_path, ranks, options, partitions):
+    if "pocl" in options and pocl_device() is None:
+        pytest.skip("PoCL cannot build kernels here")
+    done, data = run_cli(ranks, tmp_path, "--resident", "--partition", ",".join(partitions),
+                         "--sizes", AWKWARD, *options, env=SMALL_CHUNKS)
+    assert_all_right(done, data, ranks, partitions)
+    for r in data["records"]:
+        assert r["operands"] == ("root" if r["partition"] == "p2p" else "resident"), r
+    if "pocl" in options:
+        assert {p["device"] for r in data["records"] for p in r["per_rank"]} == \
+            {pocl_device().filter_string}
+    if ranks > 1:  # what crosses ranks goes over the bus both ways: summa's panels
+        summa = [r for r in data["records"] if r["partition"] == "summa" and r["k"] > 1]
+        assert summa and all(r["bus_bytes"] > 0 for r in summa)
+    assert all(r["bus_bytes"] == 0 for r in data["records"] if r["partition"] == "2d")
+    if "float64" in options:
+        assert max(r["relerr"] for r in data["records"]) < 1e-12
+
+
+RESIDENT_JOB = """
+    import numpy as np
+    import pyopencl.array as cl_array
+    import portgemm
+    from mpi4py import MPI
+    from portgemm import distributed as d
+    comm = MPI.COMM_WORLD
+    rank, size = comm.rank, comm.size
+    rng = np.random.default_rng(7)
+    m, n, k = 11, 9, 10
+    a, b = rng.random((m, k)).astype(np.float32), rng.random((k, n)).astype(np.float32)
+    want = a.astype(np.float64) @ b
+    up = lambda x: portgemm.to_device(np.ascontiguousarray(x), "opencl:cpu:0")
+    bad = []
+
+    def close(c, where=(slice(None), slice(None))):
+        return (isinstance(c, cl_array.Array) and c.shape == want[where].shape
+                and np.allclose(c.get(), want[where], rtol=1e-5))
+
+    for part in ("rows", "2d", "summa"):
+        layout = d.block_layout(m, n, k, size, part)
+        for panel in (None, 3):
+            r = d.gemm_blocks(up(a[layout.a_block(rank)]), up(b[layout.b_block(rank)]),
+                              (m, n, k), part, panel=panel)
+            if (r.operands != "resident" or r.c_block != layout.c_block(rank)
+                    or not close(r.c, r.c_block) or r.device != "opencl:cpu:0"):
+                bad.append((part, panel, r.operands))
+    mine = slice(*[(0, 4), (4, 4), (4, 10)][rank][:2]) if size == 3 else slice(0, k)
+    r = d.gemm_blocks(up(a[:, mine]), up(b[mine]), (m, n, k), "splitk")  # rank 1: K_r = 0
+    if r.operands != "resident" or not close(r.c):
+        bad.append(("splitk", rank))
+    report(("BAD" if bad else "OK") + f" {rank} {bad}")
+
+    def attempt(label, call):
+        try:
+            call()
+            report(f"{label} {rank} NO ERROR")
+        except Exception as exc:
+            report(f"{label} {rank} {type(exc).__name__}: {exc}")
+
+    layout = d.block_layout(m, n, k, size)
+    a_mine, b_mine = a[layout.a_block(rank)], b[layout.b_block(rank)]
+    attempt("mixed", lambda: d.gemm_blocks(up(a_mine), b_mine, (m, n, k)))
+    attempt("kinds", lambda: d.gemm_blocks(up(a_mine) if rank != 1 else a_mine,
+                                           up(b_mine) if rank != 1 else b_mine, (m, n, k)))
+    padded = up(np.vstack([a_mine, a_mine]))
+    attempt("offset", lambda: d.gemm_blocks(padded[a_mine.shape[0]:], up(b_mine), (m, n, k)))
+    attempt("host", lambda: d.gemm_blocks(up(a_mine), up(b_mine), (m, n, k),
+                                          local={"backend": "host"}))
+    attempt("root", lambda: d.gemm(up(a), up(b), "2d"))
+    report(f"after {rank} {comm.allreduce(1)}")
+"""
+
+
+@needs_mpi
+def test_resident_library_api_and_its_errors_on_three_ranks(tmp_path):
+    done = run_script(3, tmp_path, RESIDENT_JOB, timeout=90)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = reported(tmp_path)
+    assert [x for x in lines if x.startswith(("OK", "BAD"))] == ["OK 0 []", "OK 1 []",
+                                                                 "OK 2 []"], lines
+    by_label: dict[str, dict[int, str]] = {}
+    for line in lines:
+        label, rank, message = line.split(" ", 2)
+        by_label.setdefault(label, {})[int(rank)] = message
+    expected = {"mixed": "OperandTypeError: rank 0 of 3: a_mine and b_mine must both be",
+                "kinds": "OperandTypeError: ranks disagree on where the blocks are",
+                "offset": "OperandTypeError: rank 0 of 3: a_mine must be a C-contiguous",
+                "host": "RankSetupError: rank 0 of 3: device arrays need a backend that computes "
+                        "on them (opencl): the host backend takes numpy arrays",
+                "root": "OperandTypeError: rank 0 of 3: gemm takes numpy operands"}
+    for label, start in expected.items():
+        messages = by_label[label]
+        assert set(messages) == {0, 1, 2} and len(set(messages.values())) == 1, messages
+        assert messages[0].startswith(start), (label, messages[0])
+    assert by_label["after"] == {0: "3", 1: "3", 2: "3"}
+
+
+@needs_mpi
+def test_resident_needs_opencl_on_the_command_line(tmp_path):
+    done, data = run_cli(2, tmp_path, "--resident", "--backend", "host", "--sizes", "5",
+                         timeout=60)
+    assert done.returncode == 2 and data is None, done.stderr
+    assert "--resident keeps operands on the devices of opencl" in done.stderr
 
 
 # --- the library API: root elsewhere, F order, float64, blocks, per-rank options ------
@@ -397,3 +528,33 @@ def test_check_finds_a_wrong_block_fully_and_projected(monkeypatch):
     assert how == "projected" and relerr > 1e-3
     c[0, 0] = np.nan
     assert not report.check(c, a, b, 1)[0] <= 1.0
+
+
+def test_grid_layout_blocks_tile_c_and_hold_all_of_k():
+    from portgemm.distributed import block_layout
+
+    for partition, ranks, grid in (("2d", 6, (3, 2)), ("rows", 4, (4, 1)), ("2d", 5, (5, 1))):
+        layout = block_layout(7, 5, 3, ranks, partition)
+        assert (layout.rows, layout.cols) == grid
+        cover = np.zeros((7, 5), int)
+        for r in range(ranks):
+            cover[layout.c_block(r)] += 1
+            assert layout.a_block(r)[1] == slice(0, 3) and layout.b_block(r)[0] == slice(0, 3)
+            assert layout.a_block(r)[0] == layout.c_block(r)[0]
+            assert layout.b_block(r)[1] == layout.c_block(r)[1]
+        assert (cover == 1).all()
+
+
+def test_model_of_resident_operands():
+    from portgemm.distributed.model import volume
+
+    n, w = 16384, 4
+    two = volume("summa", 2, n, n, n, w, operands="resident")
+    assert two.bus_bytes == n * n * w               # half of B down, the other half up
+    assert two.busiest_bytes == volume("summa", 2, n, n, n, w, operands="blocks").busiest_bytes
+    assert volume("summa", 4, n, n, n, w, operands="resident").bus_bytes == n * n * w
+    assert volume("summa", 2, n, n, n, w, operands="blocks").bus_bytes == 0
+    for partition in ("rows", "2d"):
+        v = volume(partition, 4, n, n, n, w, operands="resident")
+        assert v.bytes == v.busiest_bytes == v.bus_bytes == 0
+    assert volume("splitk", 4, 64, 32, n, w, operands="resident").bus_bytes == 2 * 64 * 32 * w
