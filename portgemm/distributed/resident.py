@@ -13,7 +13,10 @@ the bus's full speed (about 55 GB/s on the H200 against 9 GB/s from pageable mem
 A block is moved in chunks of :func:`chunk_bytes` (``$PORTGEMM_MPI_CHUNK_BYTES``, default
 32 MiB): the owner's downloads of later chunks run while earlier ones are broadcast, and
 the receiver uploads each chunk as soon as it has arrived, so the copies over the bus
-overlap MPI instead of adding to it. Copies run on a queue of their own (:func:`copy_queue`)
+overlap MPI instead of adding to it (a block costs its MPI time plus about one chunk's
+copy at each end: 0.6 ms at 55 GB/s). Smaller chunks would shorten that, but MPICH moves
+them more slowly (on the dev machine a 512 MiB broadcast ran at 2.6-3.1 GB/s in 2-8 MiB
+pieces, 3.6-4.7 GB/s in 32-512 MiB ones). Copies run on a queue of their own (:func:`copy_queue`)
 so that they also overlap the kernels of the previous SUMMA step, which run on the
 operands' queue. Device buffers used across threads are made before any worker thread
 starts (pyopencl's memory pool is not meant to be shared by threads), and every copy and
