@@ -27,6 +27,11 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+/* a * b + c: contracted into one fused multiply-add under -cl-mad-enable (which portgemm
+ * always passes). Written out rather than as mad(): PoCL implements mad() on vectors as a
+ * library call per element, several times slower than the contracted expression. */
+#define MAD(a, b, c) ((a) * (b) + (c))
+
 #define A_AT(i, k) A[A_COLMAJOR ? (k) * lda + (i) : (i) * lda + (k)]
 #define B_AT(k, j) B[B_COLMAJOR ? (j) * ldb + (k) : (k) * ldb + (j)]
 

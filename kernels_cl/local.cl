@@ -86,7 +86,7 @@ void gemm(GEMM_ARGS)
             for (int y = 0; y < TILE_Y; ++y)
                 #pragma unroll
                 for (int x = 0; x < TILE_X; ++x)
-                    acc[y][x] = mad(a[y], b[x], acc[y][x]);
+                    acc[y][x] = MAD(a[y], b[x], acc[y][x]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -11,6 +11,6 @@ __kernel void gemm(GEMM_ARGS)
         return;
     REAL acc = 0;
     for (int k = 0; k < K; ++k)
-        acc = mad(A_AT(row, k), B_AT(k, col), acc);
+        acc = MAD(A_AT(row, k), B_AT(k, col), acc);
     C[row * ldc + col] = acc;
 }

@@ -68,7 +68,7 @@ void gemm(GEMM_ARGS)
 #else
         for (int k = k_begin; k < k_end; ++k)
 #endif
-            acc = mad(A_AT(i, k), B_AT(k, j), acc);
+            acc = MAD(A_AT(i, k), B_AT(k, j), acc);
         sums[lid] = acc;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int s = BS / 2; s > 0; s >>= 1) {

@@ -50,7 +50,7 @@ __kernel void gemm(GEMM_ARGS)
             for (int y = 0; y < TILE_Y; ++y)
                 #pragma unroll
                 for (int x = 0; x < TILE_X; ++x)
-                    acc[y][x] = mad(a_reg[y][l], b_reg[l][x], acc[y][x]);
+                    acc[y][x] = MAD(a_reg[y][l], b_reg[l][x], acc[y][x]);
     }
 
     #pragma unroll

@@ -76,7 +76,7 @@ void partial_tiles(const int M, const int N, const int K,
         for (int y = 0; y < TM; ++y)
             #pragma unroll
             for (int x = 0; x < TN; ++x)
-                acc[y * TN + x] = mad(a[y], b[x], acc[y * TN + x]);
+                acc[y * TN + x] = MAD(a[y], b[x], acc[y * TN + x]);
     }
 
     __local REAL sums[RCH * BS];

@@ -338,7 +338,7 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
                 for (int i = 0; i < MWI; ++i)                                            \
                     _Pragma("unroll")                                                    \
                     for (int j = 0; j < NWI; ++j)                                        \
-                        acc[i][j] = mad(a[i], b[j], acc[i][j]);                          \
+                        acc[i][j] = MAD(a[i], b[j], acc[i][j]);                          \
             }                                                                            \
         }                                                                                \
     }

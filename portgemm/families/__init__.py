@@ -14,6 +14,7 @@ from .naive import Naive
 from .phvm import BasicMM, Phvm
 from .tallskinny import TallSkinny
 from .tiled import Inreg, Tiled
+from .vec import Vec
 from .xgemm import XGemm
 
 REGISTRY: dict[str, Variant] = {}
@@ -40,7 +41,8 @@ def variant_names(device=None) -> list[str]:
     return [name for name, v in REGISTRY.items() if not v.problems(v.resolve(None), device)]
 
 
-for _variant in (Naive(), Tiled(), Inreg(), Local(), XGemm(), TallSkinny(), Phvm(), BasicMM()):
+for _variant in (Naive(), Tiled(), Inreg(), Local(), Vec(), XGemm(), TallSkinny(), Phvm(),
+                 BasicMM()):
     register(_variant)
 
 __all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Step", "Variant",

@@ -1,0 +1,114 @@
+/* vec: register blocking with explicit vectors: each work-item computes TILE_Y rows by
+ * TILE_X columns of C as TILE_Y x (TILE_X / VW) vectors of VW elements, adding one rank-1
+ * update per k: a row of B read as vectors, an element of A broadcast over a vector.
+ *
+ * For CPU compilers that vectorise what the kernel says rather than across work-items
+ * (PoCL): the SIMD width is in the kernel's own types, and there is no local memory and no
+ * barrier, which such compilers turn into loops over the work-items that spill private
+ * values at every barrier. A work-item reads its rows of A and a panel of B straight
+ * from memory (the caches serve the re-reads of the work-items that share them).
+ * Edges (any M, N, K): rows past M read the last row and are not stored; a work-item
+ * whose columns pass N (or a column-major B, not contiguous along N) reads B element by
+ * element with the column clamped, and stores only the columns inside C.
+ * NDRange: (ceil(M / TILE_Y), ceil(N / TILE_X)) rounded up to the work-group.
+ */
+#include "common.h"
+
+#ifndef TILE_Y
+#define TILE_Y 8    // rows of C per work-item, >= 1
+#endif
+#ifndef TILE_X
+#define TILE_X 16   // columns of C per work-item, a multiple of VW
+#endif
+#ifndef VW
+#define VW 16       // elements per vector: 1, 2, 4, 8 or 16
+#endif
+
+#define VEC_CAT_(a, b) a##b
+#define VEC_CAT(a, b) VEC_CAT_(a, b)
+#if VW == 1
+#define REALV REAL
+#define VLOADV(p) (*(p))
+#define VSTOREV(v, p) (*(p) = (v))
+#else
+#define REALV VEC_CAT(REAL, VW)
+#define VLOADV(p) VEC_CAT(vload, VW)(0, p)
+#define VSTOREV(v, p) VEC_CAT(vstore, VW)(v, 0, p)
+#endif
+#define RUNS (TILE_X / VW)
+
+/* acc += the rank-1 update of step k, B's run r read by LOAD_B(k, r). */
+#define VEC_STEP(k, LOAD_B)                                                             \
+    {                                                                                   \
+        REALV b[RUNS];                                                                  \
+        _Pragma("unroll")                                                               \
+        for (int r = 0; r < RUNS; ++r)                                                  \
+            b[r] = LOAD_B(k, r);                                                        \
+        _Pragma("unroll")                                                               \
+        for (int y = 0; y < TILE_Y; ++y) {                                              \
+            const REALV a = (REALV)(arow[y][A_COLMAJOR ? (k) * lda : (k)]);              \
+            _Pragma("unroll")                                                           \
+            for (int r = 0; r < RUNS; ++r)                                              \
+                acc[y][r] = MAD(a, b[r], acc[y][r]);                                    \
+        }                                                                               \
+    }
+#define B_RUN(k, r) VLOADV(brow + (r) * VW)
+#define B_GATHERED(k, r) vec_gather(B, ldb, k, col0 + (r) * VW, N)
+
+/* VW elements of row k of B from column c on, each through B_AT, columns past N
+ * clamped to the last one. */
+inline REALV vec_gather(__global const REAL *restrict B, const int ldb, const int k,
+                        const int c, const int N)
+{
+    REAL t[VW];
+    #pragma unroll
+    for (int v = 0; v < VW; ++v)
+        t[v] = B_AT(k, min(c + v, N - 1));
+    return VLOADV(t);
+}
+
+__kernel void gemm(GEMM_ARGS)
+{
+    const int row0 = get_global_id(1) * TILE_Y;
+    const int col0 = get_global_id(0) * TILE_X;
+    if (row0 >= M || col0 >= N)
+        return;
+    /* where each of the tile's rows of A starts (rows past M: the last one) */
+    __global const REAL *arow[TILE_Y];
+    #pragma unroll
+    for (int y = 0; y < TILE_Y; ++y)
+        arow[y] = A + (A_COLMAJOR ? min(row0 + y, M - 1) : min(row0 + y, M - 1) * lda);
+    REALV acc[TILE_Y][RUNS];
+    #pragma unroll
+    for (int y = 0; y < TILE_Y; ++y)
+        #pragma unroll
+        for (int r = 0; r < RUNS; ++r)
+            acc[y][r] = (REALV)(0);
+
+    if (!B_COLMAJOR && col0 + TILE_X <= N) {
+        __global const REAL *brow = B + col0;
+        for (int k = 0; k < K; ++k, brow += ldb)
+            VEC_STEP(k, B_RUN)
+    } else {
+        for (int k = 0; k < K; ++k)
+            VEC_STEP(k, B_GATHERED)
+    }
+
+    #pragma unroll
+    for (int y = 0; y < TILE_Y; ++y) {
+        if (row0 + y < M) {
+            __global REAL *c = C + (row0 + y) * ldc + col0;
+            #pragma unroll
+            for (int r = 0; r < RUNS; ++r) {
+                if (col0 + (r + 1) * VW <= N) {
+                    VSTOREV(acc[y][r], c + r * VW);
+                } else {
+                    REAL t[VW];
+                    VSTOREV(acc[y][r], t);
+                    for (int v = 0; v < VW && col0 + r * VW + v < N; ++v)
+                        c[r * VW + v] = t[v];
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+"""vec: register blocking with explicit vectors (kernels_cl/vec.cl).
+
+Each work-item computes tile_y x tile_x of C as vectors of ``vw`` elements, one rank-1
+update per k, with no local memory and no barrier: the kernel for CPU compilers that
+vectorise the code as written rather than across work-items (PoCL; also fine on Intel's
+runtime). ``tile_x`` is in elements (the common vocabulary) and a multiple of ``vw``.
+"""
+
+from .base import WORK_GROUP_SPACE, Params, Variant, restriction
+
+VECTOR_WIDTHS = (1, 2, 4, 8, 16)
+
+
+@restriction("vw must be 1, 2, 4, 8 or 16, and tile_x a multiple of it")
+def _runs(p: Params) -> bool:
+    return p["vw"] in VECTOR_WIDTHS and p["tile_x"] % p["vw"] == 0
+
+
+class Vec(Variant):
+    name = "vec"
+    source_file = "vec.cl"
+    summary = ("tile_y x tile_x of C per work-item as vectors of vw, no local memory, no "
+               "barrier (for CPU compilers that vectorise the kernel as written)")
+    space = {"tile_y": [2, 4, 6, 8], "tile_x": [16, 32, 48, 64], "vw": [8, 16],
+             "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8]}
+    defaults = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4}
+    restrictions = (_runs,)
+
+    def elements_per_item(self, params: Params) -> tuple[int, int]:
+        return params["tile_y"], params["tile_x"]
+
+    def private_values(self, params: Params) -> int:
+        """Accumulators and one step's operands, in elements."""
+        return params["tile_y"] * params["tile_x"] + params["tile_x"] + params["vw"]
+
+    def defines(self, params: Params) -> dict:
+        return {"TILE_Y": params["tile_y"], "TILE_X": params["tile_x"], "VW": params["vw"]}
