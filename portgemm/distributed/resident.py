@@ -212,39 +212,6 @@ class Side:
                                dst_origin=(dst_at[1] * w, dst_at[0]), region=(cols * w, rows),
                                src_pitches=(src_pitch,), dst_pitches=(dst_pitch,))
 
-    # --- a block between ranks, in chunks ----------------------------------------------
-    def send(self, transport: Any, root: int, src: Any, at: tuple[int, int],
-             shape: tuple[int, int], role: str) -> None:
-        """The owner (``root`` of ``transport``) broadcasts src[at + shape]: downloads
-        every chunk into pinned memory at once (the copy engine works through them in
-        order) and broadcasts each as soon as it is there."""
-        rows, cols = shape
-        if rows * cols == 0 or transport.size == 1:
-            return
-        host = self.pinned(role, shape)
-        step = self.rows_per_chunk(cols)
-        pending = [(r0, self.download(host[r0:r0 + step], src, (at[0] + r0, at[1])))
-                   for r0 in range(0, rows, step)]
-        for r0, event in pending:
-            event.wait()
-            transport.bcast(host[r0:r0 + step], root)
-
-    def receive(self, transport: Any, root: int, dst: Any, at: tuple[int, int],
-                shape: tuple[int, int], role: str) -> None:
-        """The other ranks: each chunk arrives in pinned memory and is uploaded to
-        dst[at + shape] while the next one arrives; returns when all are on the device."""
-        rows, cols = shape
-        if rows * cols == 0:
-            return
-        host = self.pinned(role, shape)
-        step = self.rows_per_chunk(cols)
-        pending = []
-        for r0 in range(0, rows, step):
-            transport.bcast(host[r0:r0 + step], root)
-            pending.append(self.upload(dst, (at[0] + r0, at[1]), host[r0:r0 + step]))
-        for event in pending:
-            event.wait()
-
     def allreduce(self, transport: Any, c: Any) -> Any:
         """C summed over the ranks of ``transport``, in place on every rank's device:
         download to pinned memory, one MPI allreduce there, upload."""

@@ -110,12 +110,38 @@ class Transport:
         else:
             self._collective(self.comm.Barrier)
 
+    # --- non-blocking broadcasts (resident SUMMA: several at once) -------------------
+    def start_bcast(self, array: np.ndarray, root: int) -> Any:
+        """Post a broadcast of ``array`` (contiguous) and return its request; the caller
+        times it and completes it with :meth:`wait_all`."""
+        return self.comm.Ibcast(array, root=root)
+
+    @staticmethod
+    def wait_all(requests: list) -> None:
+        """Complete the requests, blocking inside MPI (which moves their data only while a
+        rank is inside it; see :func:`wait_for_all` for arriving without spinning)."""
+        if requests:
+            _mpi().Request.Waitall(requests)
+
     # --- small Python objects (mpi4py pickles them; it has no non-blocking form) ------
     def allgather_object(self, obj: Any) -> list:
         return self._collective(self.comm.allgather, obj)
 
     def gather_object(self, obj: Any, root: int) -> list | None:
         return self._collective(self.comm.gather, obj, root=root)
+
+
+def wait_for_all(transports: list[Transport]) -> None:
+    """Before collectives on several communicators that then block: with yielding waits,
+    wait (polling) until every rank of each has arrived, as :meth:`Transport._collective`
+    does for one. The barriers are posted together, so their order does not matter."""
+    unique = list({id(t.comm): t for t in transports if t.size > 1}.values())
+    if not unique or unique[0].wait != "yield":
+        return
+    requests = [t.comm.Ibarrier() for t in unique]
+    with unique[0].clock.comm():
+        for request in requests:
+            wait_for(request)
 
 
 def _contiguous(array: np.ndarray) -> np.ndarray:
