@@ -558,3 +558,19 @@ def test_model_of_resident_operands():
         v = volume(partition, 4, n, n, n, w, operands="resident")
         assert v.bytes == v.busiest_bytes == v.bus_bytes == 0
     assert volume("splitk", 4, 64, 32, n, w, operands="resident").bus_bytes == 2 * 64 * 32 * w
+
+
+def test_resident_summa_takes_owners_in_turn_in_rounds():
+    from portgemm.distributed.summa_device import interleaved
+
+    for shape, ranks, panel in (((8, 8, 16), 2, 2), ((9, 9, 9), 3, None), ((9, 9, 30), 4, 4),
+                                ((5, 5, 7), 6, 3)):
+        steps = BlockLayout.for_ranks(*shape, ranks).steps(panel)
+        order = interleaved(steps)
+        assert sorted(order, key=lambda s: s[0].k0) == steps  # every step, once
+        owners = [tuple((p.a_owner, p.b_owner) for p in s) for s in order]
+        groups = len(set(owners))
+        first = owners[:groups]
+        assert len(set(first)) == groups  # each owner's first step comes before any second
+    two = interleaved(BlockLayout.for_ranks(8, 8, 16, 2).steps(2))
+    assert [s[0].b_owner for s in two] == [0, 1] * 4  # 2 GPUs: every round is an exchange

@@ -6,9 +6,10 @@
 #     and C stays there (downloaded after them for the check). SUMMA's panels that cross
 #     ranks go device -> pinned host -> MPI -> pinned host -> device (on 2 GPUs the grid
 #     is 2x1: only B's panels move, 1 GiB per rank and call over the bus, 512 MiB each way
-#     over MPI); 2d's blocks hold all of K, so its call is the local product alone. SUMMA
-#     with the default steps (2: one per owner) and with narrower ones (N/8 and N/16 wide:
-#     the first panel, which nothing hides, is smaller).
+#     over MPI, both ways at once while each rank multiplies its own half first); 2d's
+#     blocks hold all of K, so its call is the local product alone. SUMMA with the default
+#     steps (2: one per owner, one exchange) and with narrower ones (N/8 and N/16 wide:
+#     more, smaller exchanges, each hidden behind the previous products).
 #   * host-staged (numpy operands, the comparison): summa from blocks on their ranks, 2d
 #     from rank 0; every local product uploads its operands and downloads C.
 # Prints the strong-scaling efficiency of total time from 1 to 2 GPUs (scaling.txt; the
@@ -131,7 +132,7 @@ run 2 sanity_resident --resident --partition all --sizes 1x1x1,513,1000x300x77 -
 for n in 1 2; do
   run "$n" "resident_n$n" --resident --partition summa,2d --sizes "$N" --reps 3
 done
-for panel in "$wide" "$narrow"; do  # narrower SUMMA steps: a smaller first panel to wait for
+for panel in "$wide" "$narrow"; do  # narrower SUMMA steps: more exchanges, each hidden
   run 2 "resident_panel${panel}_n2" --resident --partition summa --panel "$panel" \
     --sizes "$N" --reps 3
 done
