@@ -174,6 +174,8 @@ class Comparison:
         call()  # warm-up
         calls, one_rank = [], []
         for _ in range(self.s.reps):
+            if calls:  # only the last C is checked: free the earlier one before the next
+                calls[-1][0].c = calls[-1][0].local = None  # call (its memory is reused)
             one_rank.append(self._one_rank(partition))  # ends in a barrier: a common start
             result = call()
             times = self.transport.gather_object(
