@@ -8,6 +8,7 @@ from typing import Any
 
 from ..families import get_variant
 from ..runtime.device import Device
+from .compiler import compiler_kind
 from .shapes import classify
 from .tallskinny import tallskinny_params
 
@@ -20,13 +21,38 @@ def default_choice(device: Device, m: int, n: int, k: int,
         params, reason = tallskinny_params(device, m, n, k, itemsize)
         return "tallskinny", get_variant("tallskinny").check(params, device, itemsize), (
             f"shape class {own} ({why}); {reason}")
-    variant = get_variant("inreg")
-    params = variant.resolve(None)
-    if variant.problems(params, device, itemsize):  # a device with tiny work-groups
-        variant = get_variant("naive")
-        params = {"wg_y": 1, "wg_x": 1}
-    return variant.name, params, (f"shape class {own} ({why}); heuristic default (no "
-                                  f"tuning entry for this device)")
+    for variant, params, reason in ordinary_candidates(device):
+        impl = get_variant(variant)
+        resolved = impl.resolve(params)
+        if not impl.problems(resolved, device, itemsize):
+            return variant, resolved, (f"shape class {own} ({why}); no tuning entry for "
+                                       f"this device: {reason}")
+    return "naive", {"wg_y": 1, "wg_x": 1}, (f"shape class {own} ({why}); no tuning entry "
+                                             f"for this device and no family fits it but "
+                                             f"naive with 1 x 1 groups")
+
+
+def ordinary_candidates(device: Device) -> list[tuple[str, dict[str, Any], str]]:
+    """(variant, parameters, why) for an ordinary shape, best first, by the device's
+    compiler and SIMD width (:mod:`portgemm.auto.compiler`)."""
+    kind = compiler_kind(device)
+    xgemm = get_variant("xgemm")
+    if kind == "code-vectorising":
+        width = 16 if device.native_vector_width >= 16 else 8
+        rows = 8 if width == 16 else 4  # 2 vectors a row: 16 of AVX-512's 32 registers
+        return [("vec", {"tile_y": rows, "tile_x": 2 * width, "vw": width, "wg_y": 2,
+                         "wg_x": 4},
+                 (f"{kind} compiler (PoCL): vec, {rows} x {2 * width} a work-item in "
+                  f"vectors of {width} (the device's native width)"))]
+    candidates = []
+    for name, params in xgemm.presets_for(device):  # largest tiles first
+        candidates.append(("xgemm", params, f"{kind} compiler: xgemm's {name} preset"))
+        if params.get("DOUBLE_BUFFER"):  # half the local memory (32 KiB GPUs), same tiles
+            candidates.append(("xgemm", {**params, "DOUBLE_BUFFER": 0},
+                               (f"{kind} compiler: xgemm's {name} preset, single-buffered "
+                                f"to fit {device.local_mem_size} bytes of local memory")))
+    return candidates + [("inreg", get_variant("inreg").defaults,
+                          "inreg's defaults (no xgemm preset fits the device)")]
 
 
 def named_defaults(variant: str, device: Device, m: int, n: int, k: int,

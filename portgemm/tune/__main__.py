@@ -2,6 +2,7 @@
 
     python -m portgemm.tune --device intel --variant tiled --sizes 256,512 --save
     python -m portgemm.tune --device intel --sizes 256,1024 --show
+    python -m portgemm.tune --device pocl --quick --save
     python -m portgemm.tune --model phvm --constants a100-pcie-40gb
     python -m portgemm.tune --model tallskinny --device gpu --sizes 8x8x33554432 --sweep
 """
@@ -14,19 +15,20 @@ import time
 from pathlib import Path
 
 from ..auto import choose
+from ..auto import phvm as paper
 from ..auto.database import shipped_database_paths, user_database_path
 from ..auto.lookup import LEVELS
 from ..cli import Parser, check_minimums, writable_output
 from ..errors import PortgemmError
 from ..families import REGISTRY, get_variant
 from ..runtime.selectors import select_device
+from .predict import MODELS, PAPER_SIZE, predict_device, predict_named
+from .quick import QUICK_BUDGET_S, QUICK_SIZE, quick_entries, quick_tune
 from .results import parse_size
 from .save import known_params, save_entries
 from .space import search_space
 from .strategies import STRATEGIES
-from .predict import MODELS, PAPER_SIZE, predict_device, predict_named
 from .tuner import tune
-from ..auto import phvm as paper
 
 
 def default_cache_file() -> Path:
@@ -59,6 +61,11 @@ def build_parser() -> Parser:
     p.add_argument("--sizes", default=None,
                    help="comma-separated shapes: N (square) or MxNxK, e.g. 256,512x512x128 "
                         "(required, but with --model: default 5x5x30000000, the paper's MTX1)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"tune the family auto would pick on this untuned device around its "
+                        f"starting point, at {QUICK_SIZE}^3 (or the first of --sizes), in "
+                        f"{QUICK_BUDGET_S:.0f} s (or --budget); with --save its best becomes "
+                        f"the device's entry for every size class")
     p.add_argument("--strategy", choices=list(STRATEGIES), default="exhaustive")
     p.add_argument("--budget", type=float, default=None, metavar="S",
                    help="seconds after which no new candidate is started (shared by all variants)")
@@ -144,8 +151,10 @@ def checked_arguments(parser: Parser, args):
             raise ValueError(f"--budget must be > 0 seconds, got {args.budget:g}")
         if not 0 < args.fraction <= 1:
             raise ValueError(f"--fraction must be in (0, 1], got {args.fraction:g}")
-        if args.sizes is None and args.model is None:
+        if args.sizes is None and args.model is None and not args.quick:
             raise ValueError("--sizes is required")
+        if args.quick and (args.variant or args.model):
+            raise ValueError("--quick picks its own variant: leave out --variant and --model")
         if args.u_sm is not None and not 0 < args.u_sm <= 1:
             raise ValueError(f"--u-sm must be in (0, 1], got {args.u_sm:g}")
         if (args.constants or args.sweep or args.json) and args.model is None:
@@ -153,7 +162,8 @@ def checked_arguments(parser: Parser, args):
         if args.json:
             writable_output(args.json)
         try:
-            sizes = ([PAPER_SIZE] if args.sizes is None else
+            default_sizes = [(QUICK_SIZE,) * 3] if args.quick else [PAPER_SIZE]
+            sizes = (default_sizes if args.sizes is None else
                      [parse_size(s.strip()) for s in args.sizes.split(",") if s.strip()])
         except ValueError as exc:
             raise ValueError(f"--sizes {args.sizes!r}: {exc}") from None
@@ -173,7 +183,7 @@ def checked_arguments(parser: Parser, args):
             search_space(variant, search_space_of(args, variant))  # unknown parameter names
         database = args.database or (user_database_path() if args.save else None)
         cache = None if args.no_cache else (args.cache or default_cache_file())
-        for path in (database, cache) if variants else ():  # written only when tuning
+        for path in (database, cache) if variants or args.quick else ():  # written by tuning
             if path is not None:
                 writable_output(str(path), create_folders=True)
         if args.constants:  # the paper's own device: nothing to select
@@ -186,11 +196,30 @@ def checked_arguments(parser: Parser, args):
     return device, sizes, variants
 
 
+def run_quick(args, device, size) -> None:
+    cache = None if args.no_cache else (args.cache or default_cache_file())
+    result = quick_tune(device, size=size, budget_s=args.budget or QUICK_BUDGET_S,
+                        dtype=args.dtype, progress=not args.no_progress, cache_file=cache)
+    print(result.summary())
+    print(result.table(args.top))
+    if args.save or args.database:
+        entries = quick_entries(result)
+        if not entries:
+            print("nothing saved: no candidate ran correctly")
+            return
+        path = save_entries(args.database, device, entries, args.level)
+        print(f"saved {result.variant} for every size class ({args.level} key) into {path}; "
+              f"variant='auto' uses it from now on")
+    else:
+        print("not saved: add --save to make it the device's entry")
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.variant is None and not args.show and args.model is None:
-        print("nothing to do: give --variant NAME to tune, --show or --model", file=sys.stderr)
+    if args.variant is None and not (args.show or args.quick) and args.model is None:
+        print("nothing to do: give --variant NAME to tune, --quick, --show or --model",
+              file=sys.stderr)
         return 2
     device, sizes, variants = checked_arguments(parser, args)
     try:
@@ -200,6 +229,12 @@ def main(argv=None) -> int:
                      predict_device(args.model, device, sizes, u_sm=args.u_sm,
                                     run_sweep=args.sweep, reps=args.reps, out=args.json))
             print("\n".join(lines))
+            return 0
+        if args.quick:
+            run_quick(args, device, sizes[0])
+            if args.show:
+                print()
+                show(device, sizes, itemsize)
             return 0
         if not variants:
             show(device, sizes, itemsize)

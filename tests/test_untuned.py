@@ -1,0 +1,124 @@
+"""An untuned device: what auto picks from the device's properties, and --quick.
+
+The model default is chosen by the kind of compiler (portgemm.auto.compiler); the quick
+tune searches that family near that start and saves one entry per size class.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from test_tune import fake_device
+
+import portgemm
+from portgemm.auto import choose
+from portgemm.auto.compiler import compiler_kind
+from portgemm.auto.default import default_choice, ordinary_candidates
+from portgemm.auto.shapes import SIZE_CLASSES
+from portgemm.families import get_variant
+from portgemm.tune import __main__ as tune_cli
+from portgemm.tune.quick import quick_entries, quick_tune
+from portgemm.verify import reference, relative_error, tolerance
+
+POCL = dict(type="cpu", vendor="GenuineIntel", platform="Portable Computing Language",
+            name="cpu-x86-64", max_work_group_size=4096, local_mem_size=2**19)
+
+
+@pytest.mark.parametrize("changes, kind", [
+    ({}, "gpu"),
+    (POCL, "code-vectorising"),
+    (dict(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL"),
+     "work-item-vectorising"),
+])
+def test_compiler_kind_from_platform_and_type(changes, kind):
+    assert compiler_kind(fake_device(**changes)) == kind
+
+
+@pytest.mark.parametrize("width, rows, columns, vw", [(16, 8, 32, 16), (8, 4, 16, 8),
+                                                      (4, 4, 16, 8)])
+def test_pocl_default_is_vec_as_wide_as_the_native_simd(width, rows, columns, vw):
+    device = fake_device(**POCL, native_vector_width=width)
+    variant, params, reason = default_choice(device, 1024, 1024, 1024, 4)
+    assert variant == "vec" and "code-vectorising" in reason
+    assert (params["tile_y"], params["tile_x"], params["vw"]) == (rows, columns, vw)
+    assert not get_variant("vec").problems(params, device, 4)
+
+
+def test_gpu_and_intel_cpu_defaults_are_xgemm_presets():
+    gpu = fake_device(local_mem_size=65536)
+    cpu = fake_device(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
+                      max_work_group_size=8192, max_work_item_sizes=(8192, 8192, 8192),
+                      local_mem_size=262144)
+    xgemm = get_variant("xgemm")
+    for device in (gpu, cpu):
+        variant, params, _ = default_choice(device, 1024, 1024, 1024, 4)
+        assert variant == "xgemm" and params == xgemm.resolve(xgemm.preset(device))
+    assert (default_choice(gpu, 1024, 1024, 1024, 4)[1]
+            != default_choice(cpu, 1024, 1024, 1024, 4)[1])
+
+
+def test_gpu_with_little_local_memory_keeps_the_tiles_single_buffered():
+    small = fake_device(local_mem_size=32768)
+    xgemm = get_variant("xgemm")
+    preset = xgemm.resolve(xgemm.preset(small))
+    assert xgemm.problems(preset, small, 4)  # double-buffered it needs 33536 bytes
+    variant, params, reason = default_choice(small, 1024, 1024, 1024, 4)
+    assert variant == "xgemm" and "single-buffered" in reason
+    assert params == {**preset, "DOUBLE_BUFFER": 0} and not xgemm.problems(params, small, 4)
+    tiny = fake_device(local_mem_size=16384)
+    variant, params, reason = default_choice(tiny, 1024, 1024, 1024, 4)
+    assert variant == "xgemm" and params["MWG"] < preset["MWG"]
+
+
+def test_device_too_small_for_every_family_falls_back_to_naive():
+    tiny = fake_device(max_work_group_size=1, max_work_item_sizes=(1, 1, 1), local_mem_size=0)
+    variant, params, reason = default_choice(tiny, 64, 64, 64, 4)
+    assert (variant, params) == ("naive", {"wg_y": 1, "wg_x": 1}) and "naive" in reason
+
+
+def test_no_database_auto_is_the_model_default_and_correct(device, monkeypatch):
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", "none")
+    portgemm.clear_caches()
+    rng = np.random.default_rng(3)
+    for m, n, k in [(1, 1, 1), (97, 131, 61), (256, 256, 256)]:
+        a = rng.standard_normal((m, k), dtype=np.float32)
+        b = rng.standard_normal((k, n), dtype=np.float32)
+        result = portgemm.gemm(a, b, device=device)
+        assert result.source == "model"
+        if min(m, n, k) > 1:
+            assert result.variant == ordinary_candidates(device)[0][0]
+        assert relative_error(result.c, reference(a, b)) <= tolerance(np.float32, k)
+
+
+def test_quick_tune_measures_the_start_and_saves_every_size_class(device, tmp_path):
+    result = quick_tune(device, size=32, budget_s=4, progress=False)
+    family, start, _ = ordinary_candidates(device)[0]
+    assert result.variant == family and result.best is not None
+    measured = [c.params for c in result.ok]
+    assert get_variant(family).resolve(start) in measured  # the start is always timed
+    entries = quick_entries(result)
+    assert [e["shape_class"] for e in entries] == list(SIZE_CLASSES)
+    assert all(e["params"] == result.best.params for e in entries)
+
+
+def test_quick_cli_saves_and_auto_uses_it(device, tmp_path, capsys):
+    database = tmp_path / "user.json"
+    assert tune_cli.main(["--quick", "--device", device.filter_string, "--sizes", "32",
+                          "--budget", "4", "--database", str(database), "--no-cache",
+                          "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "saved" in out and "variant='auto' uses it" in out
+    saved = json.loads(database.read_text())["devices"]
+    params = saved[0]["entries"][0]["params"]
+    for size in (64, 1024, 4096):  # small, medium and large all take it
+        chosen = choose(device, size, size, size, 4, sources=[("user", database)])
+        assert chosen.source == "user" and chosen.params == params
+
+
+@pytest.mark.parametrize("extra", [["--variant", "xgemm"], ["--model", "phvm"]])
+def test_quick_refuses_a_variant_or_model(extra, capsys):
+    with pytest.raises(SystemExit) as stop:
+        tune_cli.main(["--quick", *extra])
+    assert stop.value.code == 2 and "--quick" in capsys.readouterr().err
