@@ -4,7 +4,6 @@ backend registry, no import cycle, no public name shadowing a module, caches tha
 from __future__ import annotations
 
 import ast
-import importlib
 import pkgutil
 import subprocess
 import sys

@@ -6,7 +6,7 @@ vectorise the code as written rather than across work-items (PoCL; also fine on 
 runtime). ``tile_x`` is in elements (the common vocabulary) and a multiple of ``vw``.
 """
 
-from .base import WORK_GROUP_SPACE, Params, Variant, restriction
+from .base import Params, Variant, restriction
 
 VECTOR_WIDTHS = (1, 2, 4, 8, 16)
 
