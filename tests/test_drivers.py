@@ -7,9 +7,12 @@ import stat
 import subprocess
 import sys
 from importlib import metadata
+from types import SimpleNamespace
 
+import pyopencl
 import pytest
 
+from portgemm.runtime import device as device_module
 from portgemm.runtime import drivers
 
 
@@ -30,8 +33,16 @@ import json, portgemm
 from portgemm.runtime import register_drivers
 devices = portgemm.get_devices()
 report = register_drivers()
+import pyopencl
+per_platform = {}  # the most devices of one name any one platform of that name holds
+for p in pyopencl.get_platforms():
+    names = [d.name.strip() for d in p.get_devices()]
+    for name in set(names):
+        key = p.name.strip() + "/" + name
+        per_platform[key] = max(per_platform.get(key, 0), names.count(name))
 print(json.dumps({"platforms": [d.platform for d in devices],
                   "keys": [[d.platform, d.name] for d in devices],
+                  "per_platform": per_platform,
                   "added": [d.name for d in report.added],
                   "vendors_dir": report.vendors_dir}))
 """
@@ -54,10 +65,35 @@ def test_intel_cpu_runtime_from_pip_appears_without_environment(tmp_path):
     assert result["vendors_dir"].startswith(str(tmp_path))
 
 
-def test_no_device_listed_twice(tmp_path):
+def test_no_platform_listed_twice(tmp_path):
     result = json.loads(run_fresh(LIST_PLATFORMS, XDG_CACHE_HOME=str(tmp_path)))
     keys = [tuple(k) for k in result["keys"]]
-    assert len(keys) == len(set(keys))
+    for platform, name in set(keys):  # two .icd files for one driver: listed once
+        assert keys.count((platform, name)) == result["per_platform"][f"{platform}/{name}"]
+
+
+def fake_cl_device(name="NVIDIA H200"):
+    return SimpleNamespace(
+        name=name, vendor="NVIDIA Corporation", type=pyopencl.device_type.GPU,
+        max_compute_units=132, max_work_group_size=1024, max_work_item_sizes=[1024] * 3,
+        local_mem_size=49152, global_mem_size=2**37, max_mem_alloc_size=2**35,
+        double_fp_config=1, extensions="cl_khr_fp64", driver_version="580.159.04",
+        version="OpenCL 3.0 CUDA", max_clock_frequency=1980, native_vector_width_float=1)
+
+
+def fake_platform(devices):
+    return SimpleNamespace(name="NVIDIA CUDA", vendor="NVIDIA Corporation",
+                           version="OpenCL 3.0 CUDA 13.0", get_devices=lambda: devices)
+
+
+def test_identical_gpus_are_each_listed_and_a_duplicated_icd_is_not():
+    """Two H200s of one platform are two devices (the H200 x2 machine listed one: the
+    devices had been de-duplicated by name); the same driver registered by two .icd
+    files is one platform."""
+    gpus = [fake_cl_device(), fake_cl_device()]
+    listed = device_module._enumerate([fake_platform(gpus), fake_platform(gpus)])
+    assert [d.filter_string for d in listed] == ["opencl:gpu:0", "opencl:gpu:1"]
+    assert [d.handle for d in listed] == gpus
 
 
 @pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")

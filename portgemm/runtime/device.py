@@ -79,12 +79,15 @@ def _enumerate(platforms) -> list[Device]:
             cl_devices = platform.get_devices()
         except cl.Error:
             continue
+        # Two .icd files can name the same driver (a system copy and a bundled one): the
+        # second platform is then the first again. Identical devices of one platform are
+        # distinct hardware (two H200s), each listed.
+        identity = (platform.name, platform.vendor, platform.version,
+                    tuple((d.name, d.driver_version) for d in cl_devices))
+        if identity in seen:
+            continue
+        seen.add(identity)
         for d in cl_devices:
-            # Two .icd files can name the same driver (a system copy and a bundled one).
-            identity = (platform.name, platform.version, d.name, d.driver_version)
-            if identity in seen:
-                continue
-            seen.add(identity)
             kind = _type_name(d.type)
             index = counts.get(kind, 0)
             counts[kind] = index + 1
