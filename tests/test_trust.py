@@ -359,7 +359,9 @@ def test_host_backend_writes_nothing_inside_the_package(tmp_path):
     shutil.copytree(PACKAGE, copy / "portgemm",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     before = sorted(p.relative_to(copy) for p in copy.rglob("*"))
-    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1",
+    # the copy first; what PYTHONPATH already held after it (dependencies installed there)
+    path = os.pathsep.join(filter(None, [str(copy), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1",
            "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env.pop("NUMBA_CACHE_DIR", None)
     runs = [subprocess.run([sys.executable, "-c", RUN_HOST], capture_output=True, text=True,
