@@ -7,7 +7,6 @@ model and the check run in this process without MPI."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ from portgemm.distributed.layout import (
     padded_ranges,
     process_grid,
 )
+from portgemm.experiments.mpijob import job_environment  # what Open MPI's mpiexec needs
 
 ALL = ("p2p", "rows", "2d", "summa", "splitk")
 # 1x1x1; primes; n = 1; more ranks than rows (m = 2, 3); K < P (k = 1, 2)
@@ -45,19 +45,13 @@ def mpi_ready() -> str | None:
 needs_mpi = pytest.mark.skipif(mpi_ready() is not None, reason=str(mpi_ready()))
 
 
-# Open MPI's mpiexec (the GPU machine's image has one) refuses to start as root and to run
-# more ranks than cores without these; MPICH ignores them.
-OPEN_MPI_ALLOWANCES = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                       "OMPI_MCA_rmaps_base_oversubscribe": "1"}
-
-
 def mpiexec(ranks: int, args: list[str], timeout: float = 90,
             env: dict | None = None) -> subprocess.CompletedProcess:
     """``mpiexec -n ranks python ARGS``; ``timeout`` ends a hung job (the test then fails);
     ``env``: variables added to this process's environment."""
     return subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, *args], cwd=REPO,
                           capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **OPEN_MPI_ALLOWANCES, **(env or {})})
+                          env={**job_environment(), **(env or {})})
 
 
 def run_cli(ranks: int, tmp_path: Path, *options: str, timeout: float = 90,
