@@ -32,7 +32,14 @@
 #define VSTOREV(v, p) (*(p) = (v))
 #else
 #define REALV VEC_CAT(REAL, VW)
-#define VLOADV(p) VEC_CAT(vload, VW)(0, p)
+/* A vector built element by element, which the compiler merges into one unaligned vector
+ * load: PoCL's vloadN is an out-of-line call, and every zmm register is the caller's to
+ * save, so each call spilled and reloaded all of the accumulators (3x slower). */
+#define VEC_ELEMS2(p) (p)[0], (p)[1]
+#define VEC_ELEMS4(p) VEC_ELEMS2(p), VEC_ELEMS2((p) + 2)
+#define VEC_ELEMS8(p) VEC_ELEMS4(p), VEC_ELEMS4((p) + 4)
+#define VEC_ELEMS16(p) VEC_ELEMS8(p), VEC_ELEMS8((p) + 8)
+#define VLOADV(p) ((REALV)(VEC_CAT(VEC_ELEMS, VW)(p)))
 #define VSTOREV(v, p) VEC_CAT(vstore, VW)(v, 0, p)
 #endif
 #define RUNS (TILE_X / VW)

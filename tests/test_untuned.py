@@ -36,7 +36,7 @@ def test_compiler_kind_from_platform_and_type(changes, kind):
     assert compiler_kind(fake_device(**changes)) == kind
 
 
-@pytest.mark.parametrize("width, rows, columns, vw", [(16, 8, 32, 16), (8, 4, 16, 8),
+@pytest.mark.parametrize("width, rows, columns, vw", [(16, 6, 64, 16), (8, 4, 16, 8),
                                                       (4, 4, 16, 8)])
 def test_pocl_default_is_vec_as_wide_as_the_native_simd(width, rows, columns, vw):
     device = fake_device(**POCL, native_vector_width=width)

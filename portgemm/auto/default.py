@@ -38,11 +38,13 @@ def ordinary_candidates(device: Device) -> list[tuple[str, dict[str, Any], str]]
     kind = compiler_kind(device)
     xgemm = get_variant("xgemm")
     if kind == "code-vectorising":
-        width = 16 if device.native_vector_width >= 16 else 8
-        rows = 8 if width == 16 else 4  # 2 vectors a row: 16 of AVX-512's 32 registers
-        return [("vec", {"tile_y": rows, "tile_x": 2 * width, "vw": width, "wg_y": 2,
-                         "wg_x": 4},
-                 (f"{kind} compiler (PoCL): vec, {rows} x {2 * width} a work-item in "
+        if device.native_vector_width >= 16:  # AVX-512: 24 accumulators of 32 registers
+            width, rows, runs, wg_y, wg_x = 16, 6, 4, 1, 8
+        else:  # AVX2's 16 registers: 8 accumulators
+            width, rows, runs, wg_y, wg_x = 8, 4, 2, 2, 4
+        return [("vec", {"tile_y": rows, "tile_x": runs * width, "vw": width,
+                         "wg_y": wg_y, "wg_x": wg_x},
+                 (f"{kind} compiler (PoCL): vec, {rows} x {runs * width} a work-item in "
                   f"vectors of {width} (the device's native width)"))]
     candidates = []
     for name, params in xgemm.presets_for(device):  # largest tiles first
