@@ -16,9 +16,18 @@ SHIPPED = [(path.name, record["match"], entry)
            for entry in record["entries"]]
 
 
-def test_there_are_shipped_entries_for_cpu_and_nvidia():
+def test_there_are_shipped_entries_for_cpu_pocl_and_nvidia():
     names = {name for name, _, _ in SHIPPED}
-    assert {"intel-cpu.json", "nvidia-gpu.json"} <= names
+    assert {"intel-cpu.json", "pocl-cpu.json", "nvidia-gpu.json"} <= names
+
+
+def test_auto_on_the_tuned_pocl_cpu_uses_the_shipped_vec_entries(monkeypatch, tmp_path):
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    pocl = fabricated_cpu("pthread-Intel(R) Xeon(R) Processor", "GenuineIntel",
+                          "Portable Computing Language")
+    for size in (1024, 4096):
+        chosen = choose(pocl, size, size, size)
+        assert (chosen.variant, chosen.source) == ("vec", "shipped"), chosen.reason
 
 
 @pytest.mark.parametrize("name, match, entry", SHIPPED,
@@ -35,6 +44,15 @@ def test_shipped_entry_is_correct_on_cpu_opencl(name, match, entry):
         result = portgemm.gemm(a, b, device=devices[0], variant=entry["variant"],
                                params=entry["params"], poison=np.nan)
         assert_close(result.c, a, b)
+
+
+def fabricated_cpu(name, vendor, platform):
+    return Device(name=name, vendor=vendor, platform=platform, type="cpu", index=0,
+                  compute_units=2, max_work_group_size=4096,
+                  max_work_item_sizes=(4096, 4096, 4096), local_mem_size=2 * 2**20,
+                  global_mem_size=8 * 2**30, max_mem_alloc_size=4 * 2**30, has_fp64=True,
+                  driver_version="3.0", opencl_version="OpenCL 3.0 PoCL",
+                  native_vector_width=16)
 
 
 def fabricated_gpu(name):
