@@ -48,13 +48,13 @@ def _register_tiled_source(tile_y: int, tile_x: int, length: int) -> str:
     in whole steps of ``length``, then one value at a time for the remainder.
     """
     ty, tx, ln = range(tile_y), range(tile_x), range(length)
-    out = [f"def gemm_tiled(item, m, n, k, a, b, c):",
+    out = ["def gemm_tiled(item, m, n, k, a, b, c):",
            f'    """{tile_y}x{tile_x} register tile of C, K in steps of {length}."""',
            f"    row0 = item.get_global_id(0) * {tile_y}",
            f"    col0 = item.get_global_id(1) * {tile_x}",
-           f"    if row0 >= m or col0 >= n:",
-           f"        return",
-           f"    zero = a.dtype.type(0)"]
+           "    if row0 >= m or col0 >= n:",
+           "        return",
+           "    zero = a.dtype.type(0)"]
     out += [f"    r{y} = min(row0 + {y}, m - 1)" for y in ty]
     out += [f"    c{x} = min(col0 + {x}, n - 1)" for x in tx]
     out += ["    " + " = ".join(f"acc{y}_{x}" for x in tx) + " = zero" for y in ty]
@@ -98,38 +98,38 @@ def _local_source(wg_y: int, wg_x: int, tile_y: int, tile_x: int, tile_k: int) -
     """
     tile_m, tile_n, wg = wg_y * tile_y, wg_x * tile_x, wg_y * wg_x
     ty, tx = range(tile_y), range(tile_x)
-    out = [f"def gemm_local(item, m, n, k, a, b, c, a_tile, b_tile):",
+    out = ["def gemm_local(item, m, n, k, a, b, c, a_tile, b_tile):",
            f'    """{wg_y}x{wg_x} work-items, {tile_y}x{tile_x} of C each, slabs of '
            f'{tile_k}."""',
-           f"    ly = item.get_local_id(0)",
-           f"    lx = item.get_local_id(1)",
+           "    ly = item.get_local_id(0)",
+           "    lx = item.get_local_id(1)",
            f"    tid = ly * {wg_x} + lx",
            f"    m0 = (item.get_global_id(0) - ly) * {tile_y}",
            f"    n0 = (item.get_global_id(1) - lx) * {tile_x}",
-           f"    group = item.get_group()",
-           f"    zero = a.dtype.type(0)"]
+           "    group = item.get_group()",
+           "    zero = a.dtype.type(0)"]
     out += ["    " + " = ".join(f"acc{y}_{x}" for x in tx) + " = zero" for y in ty]
     out += [f"    for k0 in range(0, k, {tile_k}):",
             f"        for e in range(tid, {tile_m * tile_k}, {wg}):",
             f"            i = e // {tile_k}",
             f"            l = e % {tile_k}",
-            f"            if m0 + i < m and k0 + l < k:",
-            f"                a_tile[i, l] = a[m0 + i, k0 + l]",
-            f"            else:",
-            f"                a_tile[i, l] = zero",
+            "            if m0 + i < m and k0 + l < k:",
+            "                a_tile[i, l] = a[m0 + i, k0 + l]",
+            "            else:",
+            "                a_tile[i, l] = zero",
             f"        for e in range(tid, {tile_k * tile_n}, {wg}):",
             f"            l = e // {tile_n}",
             f"            j = e % {tile_n}",
-            f"            if k0 + l < k and n0 + j < n:",
-            f"                b_tile[l, j] = b[k0 + l, n0 + j]",
-            f"            else:",
-            f"                b_tile[l, j] = zero",
-            f"        group_barrier(group)",
+            "            if k0 + l < k and n0 + j < n:",
+            "                b_tile[l, j] = b[k0 + l, n0 + j]",
+            "            else:",
+            "                b_tile[l, j] = zero",
+            "        group_barrier(group)",
             f"        for l in range({tile_k}):"]
     out += [f"            a{y} = a_tile[ly + {y * wg_y}, l]" for y in ty]
     out += [f"            b{x} = b_tile[l, lx + {x * wg_x}]" for x in tx]
     out += [f"            acc{y}_{x} += a{y} * b{x}" for y in ty for x in tx]
-    out.append(f"        group_barrier(group)")
+    out.append("        group_barrier(group)")
     for y in ty:
         out.append(f"    if m0 + ly + {y * wg_y} < m:")
         for x in tx:
