@@ -135,6 +135,14 @@ def test_local_params(device, name):
         run_checked(device, "local", params, m, n, k, orders)
 
 
+@pytest.mark.parametrize("tile_x, vw", [(8, 8), (48, 16), (12, 4), (6, 2)])
+def test_vec_tile_without_a_width_takes_the_widest_that_divides_it(device, tile_x, vw):
+    """The shared --tile RxC runs vec in the widest vectors that fit (8x8: vectors of 8)."""
+    assert get_variant("vec").resolve({"tile_y": 4, "tile_x": tile_x})["vw"] == vw
+    for m, n, k, orders in SHAPES[1:4]:  # edges in every direction, both layouts
+        run_checked(device, "vec", {"tile_y": 4, "tile_x": tile_x}, m, n, k, orders)
+
+
 def test_xgemm_unaligned_leading_dimensions(device):
     """K and N not multiples of VW: the vector loads and stores take the unaligned path."""
     params = dict(GPU_DEFAULTS, MWG=64, NWG=64, MDIMC=8, NDIMC=8, WARPN=8, KUNROLL=1)

@@ -6,7 +6,7 @@ vectorise the code as written rather than across work-items (PoCL; also fine on 
 runtime). ``tile_x`` is in elements (the common vocabulary) and a multiple of ``vw``.
 """
 
-from .base import Params, Variant, restriction
+from .base import Params, Variant, as_count, restriction
 
 VECTOR_WIDTHS = (1, 2, 4, 8, 16)
 
@@ -25,6 +25,16 @@ class Vec(Variant):
              "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8]}
     defaults = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4}
     restrictions = (_runs,)
+
+    def translate(self, params: Params) -> dict:
+        """A ``tile_x`` given without ``vw`` takes the widest vector that divides it, so
+        the shared ``--tile 8x8`` runs in vectors of 8 instead of failing on 16."""
+        params = dict(params)
+        if "tile_x" in params and "vw" not in params:
+            tile_x = as_count(params["tile_x"])
+            if tile_x:
+                params["vw"] = max(w for w in VECTOR_WIDTHS if tile_x % w == 0)
+        return params
 
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]
