@@ -72,3 +72,21 @@ def test_queue_docstring_example_runs(any_device):
     queue.submit(square, NDRange(8, 4), x)
     assert np.array_equal(queue.to_host(x, np.empty(8, np.float32)),
                           np.arange(8, dtype=np.float32) ** 2)
+
+
+def test_scalar_arguments_of_every_type_reach_the_kernel_on_every_launch(any_device):
+    """submit declares a kernel's scalar types once (pyopencl then packs them itself):
+    each launch must still see its own values, in every position and type, and a
+    kernel given other types later gets them declared again."""
+    queue = Queue(any_device)
+    kernel = queue.kernel("""
+        __kernel void mix(int i, __global float *out, float x, uint u, long l) {
+            out[0] = i; out[1] = x; out[2] = u; out[3] = l; }""", "mix")
+    out = queue.empty(16)
+    for i, x, u, l in [(3, 0.5, 7, -9), (-4, 2.25, 1 << 20, 1 << 40), (0, -1.0, 0, 0)]:
+        event = queue.submit(kernel, NDRange(1, 1), np.int32(i), out, np.float32(x),
+                             np.uint32(u), np.int64(l))
+        host = queue.to_host(out, np.empty(4, np.float32), wait_for=[event.cl_event])
+        assert host.tolist() == [i, x, u, float(np.float32(l))]
+    with pytest.raises(Exception):  # a type that does not fit its position is refused
+        queue.submit(kernel, NDRange(1, 1), out, out, np.float32(1), np.uint32(1), np.int64(1))
