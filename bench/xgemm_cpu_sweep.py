@@ -6,7 +6,8 @@
 
 Kernel times come from OpenCL profiling events: the median of --reps runs after one
 warm-up run. The host reference is numpy's ``a @ b`` (OpenBLAS) timed in the same process;
-with --torch also torch.matmul on CUDA (cuBLAS), timed with CUDA events. Every
+with --torch also cuBLAS through torch (TF32 off), timed with CUDA events, as the bench
+times them (`portgemm.bench.references`). Every
 configuration's result is checked against a float64 reference once (at the first size).
 For numpy's own best, run without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE set.
 """
@@ -19,13 +20,13 @@ import json
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import portgemm  # noqa: E402
+from portgemm.bench.references import time_cublas, time_numpy  # noqa: E402
 from portgemm.families import get_variant  # noqa: E402
 from portgemm.families.xgemm import CPU_DEFAULTS, GPU_DEFAULTS, PORTABLE_DEFAULTS  # noqa: E402
 from portgemm.verify import reference, relative_error, tolerance  # noqa: E402
@@ -33,33 +34,6 @@ from portgemm.verify import reference, relative_error, tolerance  # noqa: E402
 
 def gflops(n_m, n_n, n_k, ms):
     return 2.0 * n_m * n_n * n_k / (ms * 1e-3) / 1e9
-
-
-def time_numpy(a, b, reps):
-    a @ b
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        a @ b
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
-
-
-def time_torch(a, b, reps):
-    import torch
-
-    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-    torch.matmul(ta, tb)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.matmul(ta, tb)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def time_variant(device, variant, params, a, b, reps, check):
@@ -145,9 +119,12 @@ def main(argv=None):
         return row
 
     for n, (a, b) in operands.items():
-        record("numpy", n, time_numpy(a, b, args.reps))
+        record("numpy", n, time_numpy(a, b, args.reps, warmup=1).ms)
         if args.torch:
-            record("torch-cuda", n, time_torch(a, b, args.reps))
+            cublas = time_cublas(a, b, args.reps, warmup=1)
+            if cublas is None:
+                raise SystemExit("--torch: torch with CUDA is not available here")
+            record("torch-cuda", n, cublas.ms)
         fixed = [("xgemm-gpu", GPU_DEFAULTS) if device.type == "gpu" else
                  ("xgemm-cpu", CPU_DEFAULTS), ("xgemm-portable", PORTABLE_DEFAULTS)]
         if args.all_presets:

@@ -21,6 +21,7 @@ import numpy as np
 
 import portgemm
 from portgemm.auto import choose
+from portgemm.bench.references import time_cublas
 
 PERIOD = 1 << 20
 TALL = [(mn, k) for k in (1 << 21, 1 << 25, 50_000_000) for mn in (3, 5, 7, 8, 9, 16)]
@@ -28,28 +29,15 @@ DEEP = [(1024, 1024, 16384), (16384, 64, 4096), (64, 64, 1 << 21)]
 
 
 def cublas_ms(a, b, reps=10):
-    """Median cuBLAS time in ms, or None without torch and CUDA (a dry run on a CPU)."""
-    try:
+    """Median cuBLAS time in ms as the bench takes it (torch, CUDA events, TF32 off), or
+    None without torch and CUDA (a dry run on a CPU); frees torch's cache after it, so the
+    next shape's operands fit."""
+    timing = time_cublas(a, b, reps, warmup=3)
+    if timing is not None:
         import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
-        return None
-    torch.backends.cuda.matmul.allow_tf32 = False
-    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-    for _ in range(3):
-        ta @ tb
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        ta @ tb
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    del ta, tb
-    torch.cuda.empty_cache()
-    return statistics.median(times)
+
+        torch.cuda.empty_cache()
+    return timing and timing.ms
 
 
 def copy_bandwidth(device, nbytes=2 * 2**30):
