@@ -26,26 +26,24 @@
 #define COALESCED 1     // 1: PHVM's grid-stride loads (L4^); 0: BasicMM's contiguous segments
 #endif
 
+/* C += v by compare-and-swap on the value's bits (OpenCL 1.2 has no float atomic add). */
 #if USE_FP64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline void atomic_add_real(volatile __global REAL *p, const REAL v)
-{
-    union { ulong bits; double value; } seen, wanted;
-    do {
-        seen.value = *p;
-        wanted.value = seen.value + v;
-    } while (atom_cmpxchg((volatile __global ulong *)p, seen.bits, wanted.bits) != seen.bits);
-}
+#define REAL_BITS ulong
+#define CMPXCHG_BITS atom_cmpxchg
 #else
+#define REAL_BITS uint
+#define CMPXCHG_BITS atomic_cmpxchg
+#endif
 inline void atomic_add_real(volatile __global REAL *p, const REAL v)
 {
-    union { uint bits; float value; } seen, wanted;
+    union { REAL_BITS bits; REAL value; } seen, wanted;
     do {
         seen.value = *p;
         wanted.value = seen.value + v;
-    } while (atomic_cmpxchg((volatile __global uint *)p, seen.bits, wanted.bits) != seen.bits);
+    } while (CMPXCHG_BITS((volatile __global REAL_BITS *)p, seen.bits, wanted.bits)
+             != seen.bits);
 }
-#endif
 
 __kernel __attribute__((reqd_work_group_size(BS, 1, 1)))
 void gemm(GEMM_ARGS)
