@@ -62,25 +62,18 @@ __kernel void chase_local(__global const int *init, const int count, const int s
 /* The operand comes through a volatile local variable: loaded anew each step (off the
  * chain's critical path), it keeps a compiler that reassociates (some CPU runtimes do by
  * default) from summing the steps first. */
-__kernel void chain_add(const float step, const int steps, __global float *out)
-{
-    volatile __local float operand[1];
-    operand[0] = step;
-    float x = out[0];
-    for (int s = 0; s < steps; ++s)
-        x = x + operand[0];
-    out[0] = x;
+#define CHAIN(name, op)                                                               \
+__kernel void name(const float step, const int steps, __global float *out)             \
+{                                                                                      \
+    volatile __local float operand[1];                                                 \
+    operand[0] = step;                                                                 \
+    float x = out[0];                                                                  \
+    for (int s = 0; s < steps; ++s)                                                    \
+        x = x op operand[0];                                                           \
+    out[0] = x;                                                                        \
 }
-
-__kernel void chain_mul(const float step, const int steps, __global float *out)
-{
-    volatile __local float operand[1];
-    operand[0] = step;
-    float x = out[0];
-    for (int s = 0; s < steps; ++s)
-        x = x * operand[0];
-    out[0] = x;
-}
+CHAIN(chain_add, +)
+CHAIN(chain_mul, *)
 
 __kernel void stream_read(__global const float4 *x, const int count, __global float *out)
 {
