@@ -107,12 +107,17 @@ def new_result(queue: Queue, shape: tuple[int, int], dtype, a, b):
     return np.empty(shape, dtype=dtype)
 
 
-def queue_for(device: Device, a, b) -> Queue:
-    """The device arrays' own queue when there are any (their context), else the device's."""
+def resident_queue(a, b) -> Queue | None:
+    """The queue the operands' device arrays live on (the first one's), or None."""
     for x in (a, b):
         if is_device_array(x):
             return Queue.for_cl_queue(x.queue)
-    return Queue.for_device(device)
+    return None
+
+
+def queue_for(device: Device, a, b) -> Queue:
+    """The device arrays' own queue when there are any (their context), else the device's."""
+    return resident_queue(a, b) or Queue.for_device(device)
 
 
 @memoize(maxsize=256)
@@ -166,10 +171,8 @@ class OpenCLBackend:
 
     def resident_device(self, a, b) -> Device | None:
         """The device the operands' arrays live on (the first device array's), or None."""
-        for x in (a, b):
-            if is_device_array(x):
-                return Queue.for_cl_queue(x.queue).device
-        return None
+        queue = resident_queue(a, b)
+        return queue.device if queue is not None else None
 
     def run(self, resolved: Resolved, a, b, *, poison: float | None = None, out=None,
             queue: Queue | None = None) -> GemmResult:
