@@ -29,6 +29,8 @@ def world(comm: Any = None) -> Any:
     return load_mpi().COMM_WORLD if comm is None else comm
 
 
+# Not a registered cache: it holds the answer of a collective call, and clear_caches() on
+# some ranks only would make those ranks alone call it again (a hung job).
 _local_ranks: dict[str, tuple[int, int]] = {}
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..caches import cache_dict
 from ..operands import is_device_array
 from .agreement import Statement
 
@@ -107,8 +108,8 @@ def check_agreed(statements: list[Statement]) -> bool:
 
 # --- a rank's device side -------------------------------------------------------------
 
-_copy_queues: dict = {}
-_pinned: dict = {}
+_copy_queues: dict = cache_dict("portgemm.distributed.resident._copy_queues")
+_pinned: dict = cache_dict("portgemm.distributed.resident._pinned")  # (queue, role) -> memory
 
 
 def copy_queue(queue: Any) -> Any:
