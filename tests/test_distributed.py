@@ -150,23 +150,26 @@ def pocl_device():
     return pocl[0] if pocl else None
 
 
-# Chunks of 16 bytes: every staged block goes device -> pinned -> MPI -> device in many
-# pieces (a few rows, or one), so the pipelined path is what these small shapes run.
+# Chunks of 16 bytes: every staged block goes device -> host -> device in many pieces (a
+# few rows, or one), so the pipelined path is what these small shapes run; SUMMA's pieces
+# wait in a window shared by the ranks (the default route on one node) or go through MPI.
 SMALL_CHUNKS = {"PORTGEMM_MPI_CHUNK_BYTES": "16"}
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks,options,partitions", [
-    (1, [], ALL),                                                   # p2p stays on the host
-    (2, ["--device", "pocl", "--variant", "naive", "--panel", "2"], ("2d", "summa")),
-    (3, ["--no-overlap", "--dtype", "float64"], ("rows", "2d", "summa", "splitk")),
-    (4, ["--panel", "1"], ("summa", "splitk")),                     # 2x2: A's panels move too
-], ids=["1-intel", "2-pocl-panel", "3-intel-float64", "4-intel-panel"])
-def test_resident_operands_on_awkward_shapes(tmp_path, ranks, options, partitions):
+@pytest.mark.parametrize("ranks,options,partitions,route", [
+    (1, [], ALL, "shared"),                                         # p2p stays on the host
+    (2, ["--device", "pocl", "--variant", "naive", "--panel", "2"], ("2d", "summa"), "shared"),
+    (3, ["--no-overlap", "--dtype", "float64"], ("rows", "2d", "summa", "splitk"), "mpi"),
+    (4, ["--panel", "1"], ("summa", "splitk"), "shared"),           # 2x2: A's panels move too
+    (4, ["--panel", "1"], ("summa",), "mpi"),
+], ids=["1-intel", "2-pocl-panel", "3-intel-float64-mpi", "4-intel-panel", "4-intel-mpi"])
+def test_resident_operands_on_awkward_shapes(tmp_path, ranks, options, partitions, route):
     if "pocl" in options and pocl_device() is None:
         pytest.skip("PoCL cannot build kernels here")
     done, data = run_cli(ranks, tmp_path, "--resident", "--partition", ",".join(partitions),
-                         "--sizes", AWKWARD, *options, env=SMALL_CHUNKS)
+                         "--sizes", AWKWARD, *options,
+                         env={**SMALL_CHUNKS, "PORTGEMM_MPI_ROUTE": route})
     assert_all_right(done, data, ranks, partitions)
     for r in data["records"]:
         assert r["operands"] == ("root" if r["partition"] == "p2p" else "resident"), r
@@ -257,6 +260,58 @@ def test_resident_library_api_and_its_errors_on_three_ranks(tmp_path):
         assert set(messages) == {0, 1, 2} and len(set(messages.values())) == 1, messages
         assert messages[0].startswith(start), (label, messages[0])
     assert by_label["after"] == {0: "3", 1: "3", 2: "3"}
+
+
+WINDOW_JOB = """
+    import os
+    import numpy as np
+    import portgemm
+    from mpi4py import MPI
+    from portgemm import distributed as d
+    from portgemm.distributed import staging
+    comm = MPI.COMM_WORLD
+    rank = comm.rank
+    rng = np.random.default_rng(3)
+
+    def summa(m, n, k):
+        a, b = rng.random((m, k)).astype(np.float32), rng.random((k, n)).astype(np.float32)
+        layout = d.block_layout(m, n, k, comm.size)
+        up = lambda x: portgemm.to_device(np.ascontiguousarray(x), "opencl:cpu:0")
+        r = d.gemm_blocks(up(a[layout.a_block(rank)]), up(b[layout.b_block(rank)]),
+                          (m, n, k), "summa", panel=3)
+        right = np.allclose(r.c.get(), (a.astype(np.float64) @ b)[r.c_block], rtol=1e-5)
+        windows = sorted((w.nbytes, id(w)) for w in staging._windows.values())
+        return right, windows
+
+    first = summa(13, 11, 9)
+    again = summa(13, 11, 9)
+    larger = summa(40, 30, 50)
+    os.environ["PORTGEMM_MPI_ROUTE"] = "mpi"
+    through_mpi = summa(40, 30, 50)
+    report(f"{rank} right {first[0]} {again[0]} {larger[0]} {through_mpi[0]}")
+    report(f"{rank} windows {len(first[1])} reused {first[1] == again[1]} "
+           f"grown {larger[1][0][0] > first[1][0][0]} kept {through_mpi[1] == larger[1]}")
+"""
+
+
+@needs_mpi
+def test_resident_summa_shares_a_window_between_the_ranks_of_a_node(tmp_path):
+    """On one node SUMMA's pieces wait in one shared window per communicator: made by
+    the first call, reused by the next, grown when a call needs more; the mpi route
+    leaves it alone. Every result right."""
+    done = run_script(2, tmp_path, WINDOW_JOB, timeout=90)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert reported(tmp_path) == [
+        f"{r} {line}" for r in (0, 1) for line in
+        ("right True True True True", "windows 1 reused True grown True kept True")]
+
+
+def test_an_unknown_route_is_refused(monkeypatch):
+    from portgemm.distributed import staging
+
+    monkeypatch.setenv(staging.ROUTE_ENV, "carrier-pigeon")
+    with pytest.raises(ValueError, match="PORTGEMM_MPI_ROUTE='carrier-pigeon'; use one of"):
+        staging.route()
 
 
 @needs_mpi

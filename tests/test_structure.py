@@ -201,6 +201,7 @@ NOT_CACHES = {
     "backends/__init__.py": "_loaded",    # backends imported so far (modules, not answers)
     "backends/transfers.py": "_pinned",   # which live arrays are pinned (bookkeeping)
     "distributed/mpi.py": "_local_ranks",  # a collective's answer: clearing on one rank hangs
+    "distributed/staging.py": "_windows",  # freed by a collective: clearing on one rank hangs
 }
 
 

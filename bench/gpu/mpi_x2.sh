@@ -4,9 +4,11 @@
 # ranks, checked against float64:
 #   * --resident: each rank's blocks are uploaded to its GPU once, before the timed calls,
 #     and C stays there (downloaded after them for the check). SUMMA's panels that cross
-#     ranks go device -> pinned host -> MPI -> pinned host -> device (on 2 GPUs the grid
-#     is 2x1: only B's panels move, 1 GiB per rank and call over the bus, 512 MiB each way
-#     over MPI, both ways at once while each rank multiplies its own half first); 2d's
+#     ranks go device -> a shared-memory window both processes map -> device (and, for
+#     comparison, with PORTGEMM_MPI_ROUTE=mpi: device -> pinned host -> MPI -> pinned
+#     host -> device); on 2 GPUs the grid is 2x1: only B's panels move, 1 GiB per rank
+#     and call over the bus, 512 MiB each way between the ranks, both ways at once while
+#     each rank multiplies its own half first; 2d's
 #     blocks hold all of K, so its call is the local product alone. SUMMA with the default
 #     steps (2: one per owner, one exchange) and with narrower ones (N/8 and N/16 wide:
 #     more, smaller exchanges, each hidden behind the previous products).
@@ -14,9 +16,10 @@
 #     from rank 0; every local product uploads its operands and downloads C.
 # Prints the strong-scaling efficiency of total time from 1 to 2 GPUs (scaling.txt; the
 # goal: >= 80% with operands resident), what one local product pays for host<->device
-# transfers on one GPU (transfers.txt) and the MPI bandwidth between the ranks
+# transfers on one GPU (transfers.txt), the MPI bandwidth between the ranks
 # (mpi_bandwidth.txt: broadcasts of 512 MiB from pageable and pinned memory; the tables'
-# headers: alpha/beta of a 16 MiB ping-pong between ranks 0 and 1).
+# headers: alpha/beta of a 16 MiB ping-pong between ranks 0 and 1) and the pieces of a
+# panel's trip (shm_probe.txt: bus, shared window, MPI, and overlap with a product).
 #
 # Needs in .whl/ (carried with carry [".whl"]):
 #   * .whl/setup.sh and the pyopencl wheels:   bash ../shared/tools/device-wheels.sh
@@ -30,8 +33,6 @@
 #   They live in .whl/mpi/, not .whl/: setup.sh installs every .whl/*.whl with --target,
 #   which keeps only the Python packages and would drop the mpich wheel's libmpi and
 #   mpiexec. Here they go into a prefix of their own, /tmp/mpi.
-# The image's own mpi4py may be linked to another MPI: ours comes first on PYTHONPATH and
-# MPI4PY_LIBMPI points it at the mpich wheel's libmpi, the one its mpiexec launches.
 # NCCL is not used; its settings (NCCL_NVLS_ENABLE=0, ...) are left as they are.
 # Waiting: PORTGEMM_MPI_WAIT=spin (each rank has 16 cores; the yielding waits are for
 # ranks that share cores).
@@ -50,23 +51,11 @@ if [ -n "${CPU_DRY_RUN:-}" ]; then
   device=${DEVICE:-opencl:cpu:0}
   mpiexec=$(command -v mpiexec)
   export PORTGEMM_MPI_WAIT=${PORTGEMM_MPI_WAIT:-yield}
+  export PROBE_MIB=16 PROBE_N=$N  # shm_probe.py's panel and product, small
 else
   N=${N:-16384}
   device=${DEVICE:-gpu:{local_rank\}}
-  source .whl/setup.sh
-  # --- MPI from the carried wheels -----------------------------------------------------
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-warn-script-location \
-    --ignore-installed --prefix /tmp/mpi .whl/mpi/*.whl
-  libmpi=$(find /tmp/mpi -name libmpi.so.12 | head -1)
-  mpiexec=$(find /tmp/mpi -path '*/bin/mpiexec' | head -1)
-  site=$(dirname "$(find /tmp/mpi -type d -path '*-packages/mpi4py' | head -1)")
-  if [ -z "$libmpi" ] || [ -z "$mpiexec" ] || [ "$site" = . ]; then
-    echo "the mpich/mpi4py wheels did not install under /tmp/mpi (are they in .whl/mpi/?)"
-    exit 1
-  fi
-  export MPI4PY_LIBMPI=$libmpi
-  export LD_LIBRARY_PATH=$(dirname "$libmpi")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export PYTHONPATH=$site:$PYTHONPATH
+  source bench/gpu/mpi_env.sh || exit 1
   export PORTGEMM_MPI_WAIT=${PORTGEMM_MPI_WAIT:-spin}
 fi
 wide=$((N / 8)); narrow=$((N / 16))
@@ -123,6 +112,10 @@ for name, buf in buffers.items():
 PY
 T=120 log "$mpiexec" -n 2 python3 /tmp/mpi_bandwidth.py "$device"
 
+# --- the pieces of a panel's trip between the ranks' GPUs (bus, shared window, MPI) ---
+logname=shm_probe.txt
+T=120 log "$mpiexec" -n 2 python3 bench/gpu/shm_probe.py "$device"
+
 # --- one rank per GPU, every partition, small and awkward shapes: the paths work ------
 run 2 sanity --partition all --sizes 1x1x1,513,1000x300x77 --reps 1
 run 2 sanity_resident --resident --partition all --sizes 1x1x1,513,1000x300x77 --panel 128 \
@@ -136,6 +129,12 @@ for panel in "$wide" "$narrow"; do  # narrower SUMMA steps: more exchanges, each
   run 2 "resident_panel${panel}_n2" --resident --partition summa --panel "$panel" \
     --sizes "$N" --reps 3
 done
+# the panels through MPI instead of the shared window (the route before; the comparison)
+export PORTGEMM_MPI_ROUTE=mpi
+run 2 resident_mpi_n2 --resident --partition summa --sizes "$N" --reps 3
+run 2 "resident_mpi_panel${wide}_n2" --resident --partition summa --panel "$wide" \
+  --sizes "$N" --reps 3
+unset PORTGEMM_MPI_ROUTE
 
 # --- the same, host-staged: numpy operands (summa from blocks, 2d from rank 0) ----------
 for n in 1 2; do
@@ -194,15 +193,18 @@ def line(p, label, t1, r, link):
         at = (f" ({r['model_bytes'] / beta * 1e3:.1f} ms at the link's {beta / 1e9:.1f} GB/s)"
               if beta else "")
         text += (f"\n  {'':20s} per rank and call: {size(r['bus_bytes'])} over the bus "
-                 f"(device <-> pinned host), {size(r['model_bytes'])} through its MPI link{at}")
+                 f"(device <-> host), {size(r['model_bytes'])} between the ranks{at}")
     return eff, text
 
 best = {}
 print("operands resident on their GPUs (uploaded before, C downloaded after the timed calls;"
-      " panels device -> pinned -> MPI -> pinned -> device):")
+      " panels device -> shared window -> device, or through MPI: device -> pinned -> MPI ->"
+      " pinned -> device):")
 link1, one = load("resident_n1")
 for tag, label in (("resident_n2", "default steps"), (f"resident_panel{wide}_n2", f"panel {wide}"),
-                   (f"resident_panel{narrow}_n2", f"panel {narrow}")):
+                   (f"resident_panel{narrow}_n2", f"panel {narrow}"),
+                   ("resident_mpi_n2", "via MPI"),
+                   (f"resident_mpi_panel{wide}_n2", f"MPI, {wide}")):
     link, two = load(tag)
     for p, r in two.items():
         if p in one:

@@ -8,6 +8,9 @@ must cross ranks leaves the device, by this route:
     owner:    device --DMA--> pinned host buffer --MPI-->
     receiver:                 pinned host buffer --DMA--> device
 
+or, for SUMMA's panels between ranks of one node, through one shared window that both
+map (:mod:`.staging`: device --DMA--> window --DMA--> device, no copy through MPI).
+
 Pinned (page-locked) host memory is what a discrete GPU's copy engine reads and writes at
 the bus's full speed (about 55 GB/s on the H200 against 9 GB/s from pageable memory).
 A block is moved in chunks of :func:`chunk_bytes` (``$PORTGEMM_MPI_CHUNK_BYTES``, default

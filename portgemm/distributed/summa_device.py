@@ -11,12 +11,14 @@ worker thread multiplies round r while the main thread moves round r + 1; panels
 device buffers that alternate between even and odd rounds, so a round's buffers are
 reused only once its products are done.
 
-How a panel moves: the owner downloads it chunk by chunk (:func:`~.resident.chunk_bytes`)
-into pinned host memory, every chunk is broadcast as soon as it is down (non-blocking
-broadcasts, one per chunk and panel, posted in the same order on every rank of a row or
-column), and a receiver uploads each chunk as soon as it has arrived. The copies run on a
-queue of their own, beside the kernels. All of it counts as communication; products and
-the sums of C's parts as compute.
+How a panel moves (:mod:`.staging`): the owner downloads it chunk by chunk
+(:func:`~.resident.chunk_bytes`) into host memory and a receiver uploads each chunk as
+soon as it has arrived. Between ranks of one node that memory is a shared window: the
+owner's download is what the others upload, and a barrier per chunk says it is there.
+Otherwise it is each rank's pinned memory, and every chunk is broadcast as soon as it is
+down (non-blocking broadcasts, one per chunk and panel, posted in the same order on every
+rank of a row or column). The copies run on a queue of their own, beside the kernels.
+All of it counts as communication; products and the sums of C's parts as compute.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .context import Run
 from .layout import BlockLayout, Piece
 from .local import accumulate
 from .resident import Side
+from .staging import shared_window
 from .transport import Transport, wait_for_all
 
 ROUND = 2  # steps whose panels move together
@@ -46,9 +49,10 @@ def interleaved(steps: list[list[Piece]]) -> list[list[Piece]]:
 
 @dataclass
 class Move:
-    """One piece that crosses ranks on one communicator: sent from or received into
-    ``block`` at ``at``; ``host`` is its place in pinned memory."""
+    """One piece of ``operand`` ("a" or "b") that crosses ranks on one communicator: sent
+    from or received into ``block`` at ``at``; ``host`` is its place in host memory."""
 
+    operand: str
     transport: Transport
     root: int
     sending: bool
@@ -120,8 +124,18 @@ class DeviceSumma:
                             if b_width * self.n_here else [])
             a_count = max(self._moved(r, "a") for r in self.rounds)
             b_count = max(self._moved(r, "b") for r in self.rounds)
-            self.pinned = {"a": side.pinned("a", (1, a_count)).reshape(-1) if a_count else None,
-                           "b": side.pinned("b", (1, b_count)).reshape(-1) if b_count else None}
+            # where the moving pieces wait on the host: a window shared by the ranks of a
+            # node (the same collective calls on every rank: row, then column), else
+            # this rank's pinned memory for MPI
+            self.transports = {"a": self.row, "b": self.col}
+            self.staging, self.shared = {}, {}
+            for key, count in (("a", a_count), ("b", b_count)):
+                window = shared_window(self.transports[key].comm, count * side.dtype.itemsize,
+                                       side.queue.context)
+                self.shared[key] = window is not None
+                self.staging[key] = (window.view(side.dtype, count) if window is not None
+                                     else side.pinned(key, (1, count)).reshape(-1)
+                                     if count else None)
         self.total = DeviceSum(run, side, (self.m_here, self.n_here), len(order))
 
     # --- which pieces are whose --------------------------------------------------------
@@ -241,33 +255,37 @@ class DeviceSumma:
         offset = 0
         for p in pieces:
             shape = shape_of(p.width)
+            root = p.a_owner if is_a else p.b_owner
             if owner_of(p):
                 src_at = at_(p.k0 - start)
                 if not in_place:
                     copies.append(side.copy(panel, at_(offset), mine, src_at, shape))
                 if transport.size > 1 and shape[0] * shape[1]:
-                    moves.append(Move(transport, p.a_owner if is_a else p.b_owner, True,
-                                      mine, src_at, shape))
+                    moves.append(Move(operand, transport, root, True, mine, src_at, shape))
             else:
                 if shape[0] * shape[1]:
-                    moves.append(Move(transport, p.a_owner if is_a else p.b_owner, False,
-                                      panel, at_(offset), shape))
+                    moves.append(Move(operand, transport, root, False, panel, at_(offset),
+                                      shape))
             offset += p.width
         return panel
 
     def _transfer(self, moves: list[Move]) -> None:
         """Every move of a round at once: downloads enqueued for all that this rank sends,
         then chunk by chunk one non-blocking broadcast per move (the same order on every
-        rank of a communicator), each received chunk uploaded as soon as it is here."""
+        rank of a communicator) -- or, for a communicator sharing a window, one barrier
+        once every sender's chunk is in it --, each received chunk uploaded as soon as it
+        is here."""
         if not moves:
             return
         side = self.side
         used = {"a": 0, "b": 0}
         step_rows = []
-        for move in moves:  # places in pinned memory, and the downloads of what is sent
-            key = "a" if move.transport is self.row else "b"
+        for move in moves:  # places on the host, and the downloads of what is sent
+            key = move.operand
             count = move.shape[0] * move.shape[1]
-            move.host = self.pinned[key][used[key]:used[key] + count].reshape(move.shape)
+            # the same place on every rank of the communicator: its moves of a round
+            # come in the same order with the same shapes everywhere
+            move.host = self.staging[key][used[key]:used[key] + count].reshape(move.shape)
             used[key] += count
             rows = side.rows_per_chunk(move.shape[1])
             step_rows.append(rows)
@@ -280,7 +298,7 @@ class DeviceSumma:
         chunks = max(-(-m.shape[0] // rows) for m, rows in zip(moves, step_rows))
         uploads = []
         for c in range(chunks):
-            requests, arriving = [], []
+            requests, arriving, shared = [], [], set()
             for move, rows in zip(moves, step_rows):
                 r0 = c * rows
                 if r0 >= move.shape[0]:
@@ -289,14 +307,22 @@ class DeviceSumma:
                     move.events[c].wait()
                 else:
                     arriving.append((move, r0, rows))
-                requests.append(move.transport.start_bcast(move.host[r0:r0 + rows],
-                                                           move.root))
+                if self.shared[move.operand]:  # in a window: a barrier says it is there
+                    shared.add(move.operand)
+                else:
+                    requests.append(move.transport.start_bcast(move.host[r0:r0 + rows],
+                                                               move.root))
+            requests += [self.transports[key].start_barrier() for key in sorted(shared)]
             Transport.wait_all(requests)  # sends and receives of this chunk, at once
             for move, r0, rows in arriving:
                 uploads.append(side.upload(move.block, (move.at[0] + r0, move.at[1]),
                                            move.host[r0:r0 + rows]))
         for event in uploads:
             event.wait()
+        # a window is written again next round only once every rank has read this one
+        Transport.wait_all([self.transports[key].start_barrier()
+                            for key in sorted({m.operand for m in moves})
+                            if self.shared[key]])
 
 
 def _width(pieces: list[Piece]) -> int:

@@ -110,11 +110,15 @@ class Transport:
         else:
             self._collective(self.comm.Barrier)
 
-    # --- non-blocking broadcasts (resident SUMMA: several at once) -------------------
+    # --- non-blocking broadcasts and barriers (resident SUMMA: several at once) -------
     def start_bcast(self, array: np.ndarray, root: int) -> Any:
         """Post a broadcast of ``array`` (contiguous) and return its request; the caller
         times it and completes it with :meth:`wait_all`."""
         return self.comm.Ibcast(array, root=root)
+
+    def start_barrier(self) -> Any:
+        """Post a barrier and return its request (completed with :meth:`wait_all`)."""
+        return self.comm.Ibarrier()
 
     @staticmethod
     def wait_all(requests: list) -> None:
