@@ -224,4 +224,6 @@ for p, eff in best.items():
     print(f"best resident {p}: strong-scaling efficiency of total time {eff:.0%} "
           f"({'meets' if eff >= 0.8 else 'misses'} the goal of 80%)")
 PY
+# the device tool brings back at most 8 files: the records travel as one archive
+(cd "$out" && tar czf records.tgz ./*.json && rm -f ./*.json)
 ls -la "$out"
