@@ -23,6 +23,10 @@
 #define B_COLMAJOR 0    // 1: B is stored column-major
 #endif
 
+#ifndef PORTGEMM_PTX
+#define PORTGEMM_PTX 0  // 1 (portgemm sets it on NVIDIA devices): the compiler takes inline PTX
+#endif
+
 #if USE_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif

@@ -65,6 +65,19 @@
  * same time share SWIZZLE panels of A and a few panels of B (read from the L2 cache
  * rather than memory). The launch numbers groups with dimension 0 fastest.
  *
+ * Asynchronous copies (ASYNC_STAGES = 2 or 3, DOUBLE_BUFFER = 0): the full slabs go from
+ * global to local memory without passing through registers, ASYNC_STAGES local buffers
+ * deep: slab t + ASYNC_STAGES - 1 is requested before slab t is computed, and one
+ * barrier a slab both publishes the slab that landed and frees the buffer the next
+ * request overwrites. On NVIDIA devices (PORTGEMM_PTX) a copy is PTX's cp.async (16, 8
+ * or 4 bytes; sm_80 and later), which frees the registers that DOUBLE_BUFFER stages a
+ * slab in; elsewhere it is a plain load and store in the same order, so CPU runtimes run
+ * (and the tests check) the same pipeline. Runs of a tile that are contiguous on both
+ * sides move as vectors of up to 16 bytes (as wide as the leading dimensions allow);
+ * transposing ones (a row-major A kept k-major, a column-major B) element by element;
+ * vectors at the M or N edge element by element with the clamped indices. The last,
+ * partial slab takes the register path as before.
+ *
  * Split-K (KSPLIT > 1), for shapes with too few tiles of C to fill the device and a deep
  * K: the NDRange gains a third dimension of KSPLIT work-group layers. Layer z takes the
  * z-th of KSPLIT runs of whole KWG slabs of K and writes its partial product into slice z
@@ -110,6 +123,9 @@
 #endif
 #ifndef WARPN
 #define WARPN 16         // 32 work-items take a (32/WARPN) x WARPN patch of C blocks
+#endif
+#ifndef ASYNC_STAGES
+#define ASYNC_STAGES 0   // 0: slabs through registers; 2/3: asynchronous copies, that many buffers
 #endif
 #ifndef KSPLIT
 #define KSPLIT 1         // split-K: K cut into KSPLIT ranges, one per work-group layer
@@ -179,6 +195,11 @@
 #define XG_ROUND8(x) (((x) + 7) / 8 * 8)
 #define A_LSPAN XG_ROUND8(A_LSIZE)
 #define BUF_SPAN (A_LSPAN + XG_ROUND8(B_LSIZE))
+#if ASYNC_STAGES
+#define XG_BUFFERS ASYNC_STAGES
+#else
+#define XG_BUFFERS (1 + DOUBLE_BUFFER)
+#endif
 
 /* The loaders' view of each tile: CONT elements along the contiguous direction, STRD
  * rows of them; VECS vectors a row; LOADS vectors per work-item. */
@@ -311,6 +332,137 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
         }                                                                                \
     }
 
+#if ASYNC_STAGES
+/* One asynchronous copy of W elements (W * sizeof(REAL) = 4, 8 or 16 bytes, both ends
+ * aligned to it) from global src to local dst; XG_COMMIT closes a group of copies and
+ * XG_WAIT_OLDER waits until at most ASYNC_STAGES - 2 groups are still in flight (the
+ * next slab's copies have landed for this work-item; the barrier after it, for all). */
+#if USE_FP64
+#define XG_REAL_BYTES 8
+#else
+#define XG_REAL_BYTES 4
+#endif
+#if PORTGEMM_PTX
+#define XG_CP_4(dst, src) asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"       \
+    :: "r"((uint)(size_t)(dst)), "l"(src) : "memory")
+#define XG_CP_8(dst, src) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n"       \
+    :: "r"((uint)(size_t)(dst)), "l"(src) : "memory")
+#define XG_CP_16(dst, src) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"     \
+    :: "r"((uint)(size_t)(dst)), "l"(src) : "memory")
+#define XG_COMMIT() asm volatile("cp.async.commit_group;\n" ::: "memory")
+#if ASYNC_STAGES == 2
+#define XG_WAIT_OLDER() asm volatile("cp.async.wait_group 0;\n" ::: "memory")
+#else
+#define XG_WAIT_OLDER() asm volatile("cp.async.wait_group 1;\n" ::: "memory")
+#endif
+#define XG_WAIT_ALL() asm volatile("cp.async.wait_all;\n" ::: "memory")
+#else /* a plain copy: done when the next statement runs */
+#define XG_CP_N(dst, src, W)                                                             \
+    { _Pragma("unroll") for (int e_ = 0; e_ < (W); ++e_) (dst)[e_] = (src)[e_]; }
+#define XG_CP_4(dst, src) XG_CP_N(dst, src, 4 / XG_REAL_BYTES)
+#define XG_CP_8(dst, src) XG_CP_N(dst, src, 8 / XG_REAL_BYTES)
+#define XG_CP_16(dst, src) XG_CP_N(dst, src, 16 / XG_REAL_BYTES)
+#define XG_COMMIT()
+#define XG_WAIT_OLDER()
+#define XG_WAIT_ALL()
+#endif
+#define XG_CP_ONE(dst, src) XG_CAT(XG_CP_, XG_REAL_BYTES)(dst, src)
+
+/* The widest copy (elements) a run of VW of a straight-copied tile is cut into: at most
+ * 16 bytes, dividing VW and the local row stride (so every piece stays aligned). */
+#define XG_STRAIGHT_A (A_COLMAJOR || !A_KMAJOR)
+#if XG_STRAIGHT_A && LDAS % 4 == 0 && VW % 4 == 0 && XG_REAL_BYTES == 4
+#define A_PIECE 4
+#elif XG_STRAIGHT_A && LDAS % 2 == 0 && VW % 2 == 0
+#define A_PIECE 2
+#else
+#define A_PIECE 1
+#endif
+#if !B_COLMAJOR && LDBS % 4 == 0 && VW % 4 == 0 && XG_REAL_BYTES == 4
+#define B_PIECE 4
+#elif !B_COLMAJOR && LDBS % 2 == 0 && VW % 2 == 0
+#define B_PIECE 2
+#else
+#define B_PIECE 1
+#endif
+#define XG_CP_PIECE(P, dst, src) XG_CAT(XG_CP_, XG_CAT(XG_BYTES_, P))(dst, src)
+#if XG_REAL_BYTES == 4
+#define XG_BYTES_1 4
+#define XG_BYTES_2 8
+#define XG_BYTES_4 16
+#else
+#define XG_BYTES_1 8
+#define XG_BYTES_2 16
+#endif
+
+/* VW contiguous elements at src into dst: in pieces of P when the global side is
+ * aligned (a uniform test: the leading dimension decides), else one by one. */
+#define XG_ASYNC_RUN(P, dst, src, aligned)                                               \
+    {                                                                                    \
+        if (aligned) {                                                                   \
+            _Pragma("unroll")                                                            \
+            for (int j_ = 0; j_ < VW; j_ += (P))                                         \
+                XG_CP_PIECE(P, (dst) + j_, (src) + j_);                                  \
+        } else {                                                                         \
+            _Pragma("unroll")                                                            \
+            for (int j_ = 0; j_ < VW; ++j_)                                              \
+                XG_CP_ONE((dst) + j_, (src) + j_);                                       \
+        }                                                                                \
+    }
+/* The same along the outer dimension (extent O) from row: past O, clamped elements. */
+#define XG_ASYNC_OUTER(P, dst, row, o, O, aligned)                                       \
+    {                                                                                    \
+        if ((o) + VW <= (O)) {                                                           \
+            XG_ASYNC_RUN(P, dst, (row) + (o), aligned);                                  \
+        } else {                                                                         \
+            _Pragma("unroll")                                                            \
+            for (int j_ = 0; j_ < VW; ++j_)                                              \
+                XG_CP_ONE((dst) + j_, (row) + min((o) + j_, (O) - 1));                   \
+        }                                                                                \
+    }
+
+/* Request the full slab at k0 into the local buffer at lbuf (not waited for). */
+#define XG_ASYNC_LOAD(k0, lbuf)                                                          \
+    {                                                                                    \
+        __local REAL *as_ = (lbuf);                                                      \
+        __local REAL *bs_ = (lbuf) + A_LSPAN;                                            \
+        _Pragma("unroll")                                                                \
+        for (int p = 0; p < A_LOADS; ++p) {                                              \
+            int s, v;                                                                    \
+            A_POS(p, s, v);                                                              \
+            if (A_COLMAJOR) { /* As[k][m]: row s of the slab, m from v*VW */             \
+                XG_ASYNC_OUTER(A_PIECE, as_ + s * LDAS + v * VW,                         \
+                               A + (long)((k0) + s) * lda, m0 + v * VW, M, a_aligned);   \
+            } else {                                                                     \
+                __global const REAL *src_ = A + (long)min(m0 + s, M - 1) * lda           \
+                                            + (k0) + v * VW;                             \
+                if (!A_KMAJOR) { /* As[m][k]: a straight copy */                         \
+                    XG_ASYNC_RUN(A_PIECE, as_ + s * LDAS + v * VW, src_, a_aligned);     \
+                } else { /* As[k][m]: down a column */                                   \
+                    _Pragma("unroll")                                                    \
+                    for (int j_ = 0; j_ < VW; ++j_)                                      \
+                        XG_CP_ONE(as_ + (v * VW + j_) * LDAS + s, src_ + j_);            \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
+        _Pragma("unroll")                                                                \
+        for (int p = 0; p < B_LOADS; ++p) {                                              \
+            int s, v;                                                                    \
+            B_POS(p, s, v);                                                              \
+            if (B_COLMAJOR) { /* column s of Bs, rows from v*VW */                       \
+                __global const REAL *src_ = B + (long)min(n0 + s, N - 1) * ldb           \
+                                            + (k0) + v * VW;                             \
+                _Pragma("unroll")                                                        \
+                for (int j_ = 0; j_ < VW; ++j_)                                          \
+                    XG_CP_ONE(bs_ + (v * VW + j_) * LDBS + s, src_ + j_);                \
+            } else {                                                                     \
+                XG_ASYNC_OUTER(B_PIECE, bs_ + s * LDBS + v * VW,                         \
+                               B + (long)((k0) + s) * ldb, n0 + v * VW, N, b_aligned);   \
+            }                                                                            \
+        }                                                                                \
+    }
+#endif
+
 /* acc += the slab held in the local buffer at lbuf. */
 #define XG_COMPUTE(lbuf)                                                                 \
     {                                                                                    \
@@ -391,7 +543,7 @@ void gemm(const int M, const int N, const int K_all,
     const int a_aligned = (lda % VW) == 0;
     const int b_aligned = (ldb % VW) == 0;
 
-    __local XG_CAT(REAL, 8) lmem_[(1 + DOUBLE_BUFFER) * BUF_SPAN / 8];
+    __local XG_CAT(REAL, 8) lmem_[XG_BUFFERS * BUF_SPAN / 8];
     __local REAL *lmem = (__local REAL *)lmem_;
 
     REAL acc[MWI][NWI];
@@ -405,7 +557,31 @@ void gemm(const int M, const int N, const int K_all,
      * (K % KWG != 0) is peeled off after it, so its tests stay out of the main loop. */
     REALV ra[A_LOADS], rb[B_LOADS];
     const int full_slabs = K / KWG;
-#if DOUBLE_BUFFER
+#if ASYNC_STAGES
+    /* Slab t lives in buffer t % ASYNC_STAGES; requests run ASYNC_STAGES - 1 ahead. One
+     * group is committed per request slot, empty or not, so the count of groups still in
+     * flight that XG_WAIT_OLDER leaves always means "all but the newer requests". */
+    #pragma unroll
+    for (int t = 0; t < ASYNC_STAGES - 1; ++t) {
+        if (t < full_slabs)
+            XG_ASYNC_LOAD(t * KWG, lmem + t * BUF_SPAN);
+        XG_COMMIT();
+    }
+    for (int t = 0; t < full_slabs; ++t) {
+        XG_WAIT_OLDER();
+        /* slab t has landed for every work-item, and every one is done with slab t - 1,
+         * whose buffer the request below reuses */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int ahead = t + ASYNC_STAGES - 1;
+        if (ahead < full_slabs)
+            XG_ASYNC_LOAD(ahead * KWG, lmem + (ahead % ASYNC_STAGES) * BUF_SPAN);
+        XG_COMMIT();
+        XG_COMPUTE(lmem + (t % ASYNC_STAGES) * BUF_SPAN);
+    }
+    XG_WAIT_ALL();
+    barrier(CLK_LOCAL_MEM_FENCE);  /* before the partial slab reuses a buffer */
+    __local REAL *last = lmem + (full_slabs % ASYNC_STAGES) * BUF_SPAN;
+#elif DOUBLE_BUFFER
     if (full_slabs > 0) {
         XG_LOAD_GLOBAL(0, 1);
         XG_STORE_LOCAL(lmem);

@@ -30,3 +30,18 @@ def test_new_options_build_once_more(any_device):
 
 def test_queue_is_shared_per_device(any_device):
     assert Queue.for_device(any_device) is Queue.for_device(any_device.filter_string)
+
+
+
+def test_inline_ptx_is_announced_to_nvidia_compilers_only(any_device):
+    """Kernels may use inline PTX (xgemm's asynchronous copies) only where PORTGEMM_PTX
+    says the compiler is NVIDIA's."""
+    real = Queue.for_device(any_device)
+    if "nvidia" not in any_device.vendor.lower():
+        assert real.device_options == ()
+    for vendor, options in (("NVIDIA Corporation", ("-DPORTGEMM_PTX=1",)),
+                            ("Intel(R) Corporation", ()), ("GenuineIntel", ()),
+                            ("Advanced Micro Devices, Inc.", ())):
+        queue = object.__new__(Queue)
+        queue.device = type("FakeDevice", (), {"vendor": vendor})()
+        assert queue.device_options == options, vendor

@@ -37,6 +37,12 @@ XGEMM_PARAMS = {
                         DOUBLE_BUFFER=0, KUNROLL=1, WARPN=2),
     "swizzle3": dict(MWG=32, NWG=32, KWG=8, MDIMC=8, NDIMC=8, VW=2, VWM=2, VWN=1, PAD=1,
                      DOUBLE_BUFFER=0, KUNROLL=2, WARPN=8, SWIZZLE=3),  # bands of 3 rows
+    # asynchronous copies (cp.async on NVIDIA, the same pipeline with plain copies here):
+    # A transposed element by element, B's padded rows in pieces of 2; two buffers
+    "async2": dict(GPU_DEFAULTS, DOUBLE_BUFFER=0, ASYNC_STAGES=2),
+    # A and B straight, pieces of 4; three buffers, requests two slabs ahead
+    "async3-straight": dict(MWG=32, NWG=64, KWG=16, MDIMC=8, NDIMC=8, VW=4, VWM=1, VWN=4,
+                            PAD=0, DOUBLE_BUFFER=0, KUNROLL=4, WARPN=8, ASYNC_STAGES=3),
 }
 LOCAL_PARAMS = {
     "default": None,
@@ -116,7 +122,7 @@ def test_xgemm_params(device, name):
         run_checked(device, "xgemm", params, m, n, k, orders)
 
 
-@pytest.mark.parametrize("name", ["gpu-preset", "cpu-preset", "vwm8"])
+@pytest.mark.parametrize("name", ["gpu-preset", "cpu-preset", "vwm8", "async2"])
 def test_xgemm_params_float64(device, name):
     if not device.has_fp64:
         pytest.skip("device has no float64")
@@ -190,6 +196,9 @@ def test_xgemm_defaults_follow_the_device(device):
     (dict(PAD=2), "PAD"),
     (dict(DOUBLE_BUFFER=-1), "DOUBLE_BUFFER"),
     (dict(DOUBLE_BUFFER=True), "DOUBLE_BUFFER"),
+    (dict(DOUBLE_BUFFER=0, ASYNC_STAGES=1), "ASYNC_STAGES"),
+    (dict(ASYNC_STAGES=2), "ASYNC_STAGES"),      # with DOUBLE_BUFFER = 1
+    (dict(ASYNC_STAGES=-2), "ASYNC_STAGES"),
     (dict(MWG=256, NWG=256, MDIMC=8, NDIMC=8, VWM=1, VWN=1, WARPN=8), "values"),
     (dict(TILE=4), "no parameter TILE"),
 ])

@@ -114,7 +114,7 @@ class Variant:
     space: dict[str, list] = {}       # tuning search space, parameter -> candidate values
     defaults: dict[str, Any] = {}     # used where the caller gives no value
     restrictions: tuple[Restriction, ...] = ()
-    flags: tuple[str, ...] = ()        # on/off parameters, the only ones that may be 0
+    flags: tuple[str, ...] = ()        # parameters that may be 0 (on/off switches, counts)
 
     # --- parameters ---------------------------------------------------------------
     def translate(self, params: Params) -> dict[str, Any]:
@@ -144,7 +144,7 @@ class Variant:
         for key, value in resolved.items():
             count, least = as_count(value), 0 if key in self.flags else 1
             if count is None or count < least:
-                kind = "0 or 1" if key in self.flags else "a positive integer"
+                kind = "0 or a positive integer" if key in self.flags else "a positive integer"
                 raise ParameterError(
                     f"{self.name}: parameter {key} must be {kind}, got {value!r}")
             resolved[key] = count

@@ -37,7 +37,8 @@ PORTABLE_DEFAULTS = {name: p.int_default for name, p in kernel_parameters(SOURCE
 ALIASES = {"wg_y": "MDIMC", "wg_x": "NDIMC", "tile_k": "KWG", "vw": "VW"}
 
 VECTOR_WIDTHS = (1, 2, 4, 8)
-FLAGS = ("PAD", "DOUBLE_BUFFER")  # the parameters that may be 0
+FLAGS = ("PAD", "DOUBLE_BUFFER", "ASYNC_STAGES")  # the parameters that may be 0
+ASYNC_DEPTHS = (0, 2, 3)
 
 # NVIDIA-style: 128 x 128 tiles of 16 x 16 work-items with 8 x 8 each, 128-bit global and
 # local reads, double buffering, the slab fully unrolled. On an H200 (NVIDIA OpenCL 3.0,
@@ -82,7 +83,13 @@ def _widths(p: Params) -> bool:
 
 @restriction("PAD and DOUBLE_BUFFER must each be 0 or 1")
 def _flags(p: Params) -> bool:
-    return all(p[key] in (0, 1) for key in FLAGS)
+    return all(p[key] in (0, 1) for key in ("PAD", "DOUBLE_BUFFER"))
+
+
+@restriction("ASYNC_STAGES must be 0, 2 or 3, and 0 with DOUBLE_BUFFER = 1 (asynchronous "
+             "copies are their own way of loading ahead)")
+def _async(p: Params) -> bool:
+    return p["ASYNC_STAGES"] in ASYNC_DEPTHS and not (p["ASYNC_STAGES"] and p["DOUBLE_BUFFER"])
 
 
 @restriction("MWG must be a multiple of MDIMC * VWM (each work-item's rows come in runs of VWM)")
@@ -140,7 +147,8 @@ def local_elements(p: Params, a_colmajor: bool | None = None) -> int:
     else:
         a_size = kmajor_a if (a_colmajor or p["VWM"] > 1) else rowmajor_a
     b_size = kwg * (nwg + pad * p["VWN"])
-    return (1 + p["DOUBLE_BUFFER"]) * (round8(a_size) + round8(b_size))
+    buffers = p["ASYNC_STAGES"] or 1 + p["DOUBLE_BUFFER"]
+    return buffers * (round8(a_size) + round8(b_size))
 
 
 class XGemm(Variant):
@@ -163,11 +171,12 @@ class XGemm(Variant):
         "WARPN": [8, 16, 32],
         "KSPLIT": [1],  # split-K is for shapes with few tiles of C: tune it there (--param)
         "SWIZZLE": [1],  # group order: a GPU knob for large C (--param SWIZZLE=1,4,8)
+        "ASYNC_STAGES": [0],  # cp.async on NVIDIA: a GPU knob (--param ASYNC_STAGES=0,2,3)
     }
     defaults = dict(PORTABLE_DEFAULTS)
     flags = FLAGS
-    restrictions = (_widths, _flags, _rows_split, _cols_split, _vectors_fit, _even_loads,
-                    _unroll, _warp_patch)
+    restrictions = (_widths, _flags, _async, _rows_split, _cols_split, _vectors_fit,
+                    _even_loads, _unroll, _warp_patch)
 
     presets = {"gpu": GPU_DEFAULTS, "cpu": CPU_DEFAULTS}
 
@@ -211,9 +220,11 @@ class XGemm(Variant):
         return frozenset(self.defaults) | frozenset(ALIASES) | {"tile_y", "tile_x"}
 
     def private_values(self, params: Params) -> int:
-        """Accumulators, one slab row of operands, and the loads staged for local memory."""
+        """Accumulators, one slab row of operands, and the loads staged for local memory
+        (none with asynchronous copies: they go from global to local memory directly)."""
         mwi, nwi, items = _mwi(params), _nwi(params), params["MDIMC"] * params["NDIMC"]
-        staged = (params["MWG"] + params["NWG"]) * params["KWG"] // items
+        staged = 0 if params["ASYNC_STAGES"] else \
+            (params["MWG"] + params["NWG"]) * params["KWG"] // items
         return mwi * nwi + mwi + nwi + staged
 
     def work_group(self, params: Params) -> tuple[int, int]:

@@ -130,9 +130,16 @@ class Queue:
             self._allocator = MemoryPool(ImmediateAllocator(self.cl_queue))
         return self._allocator
 
+    @property
+    def device_options(self) -> tuple[str, ...]:
+        """Build options every program on this device gets: ``PORTGEMM_PTX`` where the
+        compiler is NVIDIA's, which takes inline PTX (see kernels_cl/common.h)."""
+        return ("-DPORTGEMM_PTX=1",) if "nvidia" in self.device.vendor.lower() else ()
+
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""
-        key = (source, tuple(options))  # a str caches its hash: cheap on every call
+        options = tuple(options) + self.device_options
+        key = (source, options)  # a str caches its hash: cheap on every call
         with self._lock:
             program = self._programs.get(key)
             if program is None:
