@@ -46,26 +46,26 @@ ASYNC_DEPTHS = (0, 2, 3)
 # (85%), 19.2 at 1024 (64%); at 1024, MWG=128 NWG=64 ran at 26.8 (90-100%).
 GPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4,
                 "VWM": 4, "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 16,
-                "KSPLIT": 1, "SWIZZLE": 1}
+                "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
 # NVIDIA-style for small or thin C (the H200's tuned medium-class entry): 64 x 64 tiles of
 # 8 x 8 work-items, several groups per compute unit; split-K shapes with C under 128 in a
 # dimension take it (auto/splitk.py).
 GPU_SMALL_DEFAULTS = {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4,
                       "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16,
-                      "WARPN": 8, "KSPLIT": 1, "SWIZZLE": 1}
+                      "WARPN": 8, "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
 # NVIDIA-style for a C of a few rows and columns over a long K (16 x 16 x 2^25): 16 x 16
 # tiles of 8 x 8 work-items with 2 x 2 each, split along K a thousand ways; on the H200 it
 # read A and B at 2x the speed of tallskinny's 8 x 16 register tiles.
 GPU_TINY_DEFAULTS = {"MWG": 16, "NWG": 16, "KWG": 64, "MDIMC": 8, "NDIMC": 8, "VW": 4,
                      "VWM": 2, "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16,
-                     "WARPN": 8, "KSPLIT": 1, "SWIZZLE": 1}
+                     "WARPN": 8, "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
 # For CPU runtimes that vectorise across work-items along dimension 0 (Intel's): scalar
 # loads (VW = 1) and plain order (VWN = 1, WARPN = NDIMC) so the 16 lanes of a SIMD row
 # read 16 consecutive floats; 4 x 4 accumulators a work-item; a deep K slab (barriers
 # are costly there); builds in a fraction of a second.
 CPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW": 1,
                 "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4, "WARPN": 32,
-                "KSPLIT": 1, "SWIZZLE": 1}
+                "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
 
 
 def _mwi(p: Params) -> int:
@@ -147,7 +147,7 @@ def local_elements(p: Params, a_colmajor: bool | None = None) -> int:
     else:
         a_size = kmajor_a if (a_colmajor or p["VWM"] > 1) else rowmajor_a
     b_size = kwg * (nwg + pad * p["VWN"])
-    buffers = p["ASYNC_STAGES"] or 1 + p["DOUBLE_BUFFER"]
+    buffers = p.get("ASYNC_STAGES", 0) or 1 + p["DOUBLE_BUFFER"]
     return buffers * (round8(a_size) + round8(b_size))
 
 
@@ -223,7 +223,7 @@ class XGemm(Variant):
         """Accumulators, one slab row of operands, and the loads staged for local memory
         (none with asynchronous copies: they go from global to local memory directly)."""
         mwi, nwi, items = _mwi(params), _nwi(params), params["MDIMC"] * params["NDIMC"]
-        staged = 0 if params["ASYNC_STAGES"] else \
+        staged = 0 if params.get("ASYNC_STAGES", 0) else \
             (params["MWG"] + params["NWG"]) * params["KWG"] // items
         return mwi * nwi + mwi + nwi + staged
 
