@@ -59,6 +59,23 @@ def test_gpu_and_intel_cpu_defaults_are_xgemm_presets():
             != default_choice(cpu, 1024, 1024, 1024, 4)[1])
 
 
+@pytest.mark.parametrize("width, dtype_size, preset", [
+    (16, 4, "CPU_AVX512_DEFAULTS"),   # AVX-512: 8 x 3 accumulators a work-item
+    (16, 8, "CPU_DEFAULTS"),          # its float64 tiles would need 352 KiB of local memory
+    (8, 4, "CPU_DEFAULTS"),           # AVX2's 16 registers: 4 x 4
+])
+def test_intel_cpu_default_follows_the_simd_width(width, dtype_size, preset):
+    from portgemm.families import xgemm as family
+
+    cpu = fake_device(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
+                      max_work_group_size=8192, max_work_item_sizes=(8192, 8192, 8192),
+                      local_mem_size=262144, native_vector_width=width)
+    variant, params, reason = default_choice(cpu, 2048, 2048, 2048, dtype_size)
+    xgemm = get_variant("xgemm")
+    assert variant == "xgemm" and params == xgemm.resolve(getattr(family, preset))
+    assert ("cpu-avx512" in reason) == (preset == "CPU_AVX512_DEFAULTS")
+
+
 def test_gpu_with_little_local_memory_keeps_the_tiles_single_buffered():
     small = fake_device(local_mem_size=32768)
     xgemm = get_variant("xgemm")

@@ -67,6 +67,15 @@ CPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW
                 "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 4, "WARPN": 32,
                 "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
 
+# The same for AVX-512 (native float width 16, 32 vector registers): 8 x 3 accumulators a
+# work-item, 256 x 96 tiles, slabs of 128. On a 2-core Xeon (Emerald Rapids) with Intel's
+# runtime 1.2-1.6x CPU_DEFAULTS at 2048 and 4096 side by side
+# (bench/results/2026-11-22-cpu-xeon, "8 x 3 register blocks"); too many accumulators
+# for AVX2's 16 registers, so only devices of width 16 get it.
+CPU_AVX512_DEFAULTS = {"MWG": 256, "NWG": 96, "KWG": 128, "MDIMC": 32, "NDIMC": 32, "VW": 1,
+                       "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 8,
+                       "WARPN": 32, "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
+
 
 def _mwi(p: Params) -> int:
     return p["MWG"] // p["MDIMC"]
@@ -156,9 +165,9 @@ class XGemm(Variant):
     source_file = SOURCE_FILE
     summary = ("local-memory tiles MWG x NWG x KWG, MWI x NWI registers per work-item, "
                "vector loads, optional double buffering")
-    space = {  # about 560 000 combinations, most of them invalid for a given device
-        "MWG": [32, 64, 128, 256],
-        "NWG": [32, 64, 128, 256],
+    space = {  # about 1.2 million combinations, most of them invalid for a given device
+        "MWG": [32, 64, 96, 128, 192, 256],  # 96, 192: blocks of 3 and 6 (AVX-512 CPUs)
+        "NWG": [32, 64, 96, 128, 256],
         "KWG": [8, 16, 32, 64],
         "MDIMC": [8, 16, 32],
         "NDIMC": [8, 16, 32],
@@ -185,10 +194,12 @@ class XGemm(Variant):
         return dict(self.presets["gpu" if getattr(device, "type", "") == "gpu" else "cpu"])
 
     def presets_for(self, device) -> list[tuple[str, dict[str, Any]]]:
-        """Every tuned starting point for the device's type, by name."""
+        """Every tuned starting point for the device's type, by name, the best first."""
         if getattr(device, "type", "") == "gpu":
             return [("gpu", dict(GPU_DEFAULTS)), ("gpu-small", dict(GPU_SMALL_DEFAULTS)),
                     ("gpu-tiny", dict(GPU_TINY_DEFAULTS))]
+        if getattr(device, "native_vector_width", 0) >= 16:
+            return [("cpu-avx512", dict(CPU_AVX512_DEFAULTS)), ("cpu", dict(CPU_DEFAULTS))]
         return [("cpu", dict(CPU_DEFAULTS))]
 
     def check(self, params: Params | None, device, itemsize: int = 4) -> dict[str, Any]:

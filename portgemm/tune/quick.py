@@ -31,7 +31,7 @@ QUICK_SPACES: dict[str, Mapping[str, list]] = {
             "NDIMC": [8, 16], "VW": [2, 4], "VWM": [2, 4], "VWN": [2, 4], "PAD": [1],
             "DOUBLE_BUFFER": [0, 1], "KUNROLL": [16], "WARPN": [8, 16], "KSPLIT": [1],
             "SWIZZLE": [1]},
-    "work-item-vectorising": {"MWG": [64, 128, 256], "NWG": [64, 128, 256],
+    "work-item-vectorising": {"MWG": [64, 128, 192, 256], "NWG": [64, 96, 128, 256],
                               "KWG": [32, 64, 128], "MDIMC": [16, 32], "NDIMC": [16, 32],
                               "VW": [1], "VWM": [1], "VWN": [1], "PAD": [0],
                               "DOUBLE_BUFFER": [0], "KUNROLL": [2, 4, 8], "WARPN": [16, 32],
