@@ -9,6 +9,7 @@ one process (wall time of ``portgemm.gemm`` with numpy in and out, median).
 
     python bench/intel_register_blocks.py search --size 2048 --budget 420
     python bench/intel_register_blocks.py compare --sizes 4096,2048,1024 --rounds 5
+    python bench/intel_register_blocks.py compare --final --sizes 2048,4096 --rounds 7
 Run with OPENBLAS_CORETYPE unset.
 """
 
@@ -78,7 +79,15 @@ def main():
     p.add_argument("--budget", type=float, default=420)
     p.add_argument("--sizes", default="4096,2048,1024")
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--final", action="store_true",
+                   help="compare: the entry before against the cpu-avx512 preset only")
     args = p.parse_args()
+    if args.final:
+        from portgemm.families.xgemm import CPU_AVX512_DEFAULTS
+
+        COMPARED.clear()
+        COMPARED.update({"128x128x64 PAD=1 (before)": SHIPPED_BEFORE,
+                         "cpu-avx512 preset (now)": CPU_AVX512_DEFAULTS})
     device = portgemm.select_device(args.device)
     if args.what == "search":
         search(device, args.size, args.budget)
