@@ -13,7 +13,8 @@ Two routes, ``$PORTGEMM_MPI_ROUTE``:
   OpenCL context and keeps it: NVIDIA's driver pins the pages it is given, so the copies
   to and from the window then run by DMA (two H200s: 27 GB/s each way for a whole
   exchange, against 3.8 through MPI and 6-11 from unpinned memory;
-  ``bench/gpu/shm_probe.py``). Other drivers copy at their pageable speed. Communicators
+  ``bench/gpu/shm_probe.py``). Other drivers copy at their pageable speed; devices that
+  share host memory (CPU runtimes) are not handed the window at all. Communicators
   that span nodes take the ``mpi`` route.
 
 A window lives for the process (reused by every later call with the same ranks, grown
@@ -62,11 +63,16 @@ class Window:
 
     def pin(self, context: Any) -> None:
         """Hand the window to ``context`` as a USE_HOST_PTR buffer (kept): a driver that
-        pins such memory then copies to and from it by DMA."""
+        pins such memory then copies to and from it by DMA. Not on devices that share
+        host memory (CPU runtimes): nothing to gain, and a runtime that wants another
+        alignment would make a copy of the whole window."""
         if context in self._pins:
             return
         import pyopencl as cl
 
+        if all(_shares_host_memory(d) for d in context.devices):
+            self._pins[context] = None
+            return
         try:
             self._pins[context] = cl.Buffer(
                 context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
@@ -81,6 +87,13 @@ class Window:
         self._pins.clear()
         self.memory = None
         self.win.Free()
+
+
+def _shares_host_memory(device: Any) -> bool:
+    try:
+        return bool(device.host_unified_memory)
+    except Exception:  # OpenCL 3.0 drivers may not answer: assume a discrete device
+        return False
 
 
 def shared_window(comm: Any, nbytes: int, context: Any) -> Window | None:
