@@ -27,7 +27,7 @@ import portgemm
 from portgemm.families.xgemm import GPU_DEFAULTS
 from portgemm.tune import tune
 
-from shapes import cublas_ms
+from shapes import cublas_ms, kernel_ms
 
 F64_ENTRY = {"MWG": 128, "NWG": 128, "KWG": 8, "MDIMC": 16, "NDIMC": 16, "VW": 2, "VWM": 2,
              "VWN": 2, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 8, "WARPN": 16, "KSPLIT": 1,
@@ -88,16 +88,12 @@ def best_of(result, async_on: bool):
     return min(ok, key=lambda c: sum(r.kernel_ms for r in c.records)) if ok else None
 
 
-def time_at(device, params, n, dtype, reps=10):
+def time_at(device, params, n, dtype):
+    """Median kernel ms of xgemm with ``params`` on resident n x n operands."""
     rng = np.random.default_rng(1)
-    a = portgemm.to_device(rng.uniform(-1, 1, (n, n)).astype(dtype), device)
-    b = portgemm.to_device(rng.uniform(-1, 1, (n, n)).astype(dtype), device)
-    out = portgemm.to_device(np.zeros((n, n), dtype), device)
-    for _ in range(3):
-        portgemm.gemm(a, b, device=device, variant="xgemm", params=params, out=out)
-    times = sorted(portgemm.gemm(a, b, device=device, variant="xgemm", params=params,
-                                 out=out).kernel_ms for _ in range(reps))
-    return times[len(times) // 2]
+    a, b = (portgemm.to_device(rng.uniform(-1, 1, (n, n)).astype(dtype), device)
+            for _ in range(2))
+    return kernel_ms(a, b, device=device, variant="xgemm", params=params)[0]
 
 
 def main():

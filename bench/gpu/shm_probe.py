@@ -131,44 +131,38 @@ def check(label):
     cl.enqueue_fill_buffer(copies, arrived, np.float32(0), 0, SIZE).wait()
 
 
-def exchange_direct():
-    events = [cl.enqueue_copy(copies, mine[i:i + CHUNK], panel.base_data, src_offset=i,
-                              is_blocking=False) for i in CHUNKS]
+def exchange(down_to, cross, up_from):
+    """Both ranks at once: the panel downloaded chunk by chunk into ``down_to``, each
+    chunk handed across by ``cross(chunk)`` as soon as it is down, then uploaded from
+    ``up_from``; a last barrier so that nobody overwrites what the other still reads."""
+    downs = [cl.enqueue_copy(copies, down_to[i:i + CHUNK], panel.base_data, src_offset=i,
+                             is_blocking=False) for i in CHUNKS]
     ups = []
-    for c, i in enumerate(CHUNKS):
-        events[c].wait()
-        comm.Barrier()  # both have chunk c in their windows
-        ups.append(cl.enqueue_copy(copies, arrived, theirs[i:i + CHUNK], dst_offset=i,
-                                   is_blocking=False))
-    cl.wait_for_events(ups)
-    comm.Barrier()  # nobody overwrites a window the other still reads
-
-
-def exchange_staged(threads=8):
-    events = [cl.enqueue_copy(copies, pinned[i:i + CHUNK], panel.base_data, src_offset=i,
-                              is_blocking=False) for i in CHUNKS]
-    ups = []
-    for c, i in enumerate(CHUNKS):
-        events[c].wait()
-        threaded_copy(mine[i:i + CHUNK], pinned[i:i + CHUNK], threads)
-        comm.Barrier()
-        threaded_copy(pinned2[i:i + CHUNK], theirs[i:i + CHUNK], threads)
-        ups.append(cl.enqueue_copy(copies, arrived, pinned2[i:i + CHUNK], dst_offset=i,
+    for down, i in zip(downs, CHUNKS):
+        down.wait()
+        cross(slice(i, i + CHUNK))
+        ups.append(cl.enqueue_copy(copies, arrived, up_from[i:i + CHUNK], dst_offset=i,
                                    is_blocking=False))
     cl.wait_for_events(ups)
     comm.Barrier()
 
 
 def exchange_mpi():
-    events = [cl.enqueue_copy(copies, pinned[i:i + CHUNK], panel.base_data, src_offset=i,
-                              is_blocking=False) for i in CHUNKS]
-    ups = []
-    for c, i in enumerate(CHUNKS):
-        events[c].wait()
-        comm.Sendrecv(pinned[i:i + CHUNK], peer, recvbuf=pinned2[i:i + CHUNK], source=peer)
-        ups.append(cl.enqueue_copy(copies, arrived, pinned2[i:i + CHUNK], dst_offset=i,
-                                   is_blocking=False))
-    cl.wait_for_events(ups)
+    exchange(pinned, lambda c: comm.Sendrecv(pinned[c], peer, recvbuf=pinned2[c], source=peer),
+             pinned2)
+
+
+def exchange_direct():  # the barrier says both have the chunk in their windows
+    exchange(mine, lambda c: comm.Barrier(), theirs)
+
+
+def exchange_staged(threads=8):
+    def cross(c):
+        threaded_copy(mine[c], pinned[c], threads)
+        comm.Barrier()
+        threaded_copy(pinned2[c], theirs[c], threads)
+
+    exchange(pinned, cross, pinned2)
 
 
 exchanges = {"mpi sendrecv (today)": exchange_mpi, "direct window": exchange_direct,

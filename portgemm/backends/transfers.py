@@ -63,12 +63,20 @@ def _possible(device: Device) -> tuple[str, ...]:
             found.append("svm")
     except (cl.Error, AttributeError):  # OpenCL 1.x: no SVM query
         pass
-    try:
-        if handle.host_unified_memory:
-            found.append("host_ptr")
-    except (cl.Error, AttributeError):
-        pass
+    if shares_host_memory(handle):
+        found.append("host_ptr")
     return tuple(found) + ("staged", "copy")
+
+
+def shares_host_memory(handle: Any) -> bool:
+    """Whether a ``pyopencl.Device`` works in host memory (CPU runtimes, integrated
+    GPUs); False where the driver does not say (OpenCL 3.0 made the query optional)."""
+    import pyopencl as cl
+
+    try:
+        return bool(handle.host_unified_memory)
+    except (cl.Error, AttributeError):
+        return False
 
 
 # --- pinned host memory --------------------------------------------------------------

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends.transfers import shares_host_memory
 from .mpi import load_mpi
 
 ROUTE_ENV = "PORTGEMM_MPI_ROUTE"
@@ -70,7 +71,7 @@ class Window:
             return
         import pyopencl as cl
 
-        if all(_shares_host_memory(d) for d in context.devices):
+        if all(shares_host_memory(d) for d in context.devices):
             self._pins[context] = None
             return
         try:
@@ -87,13 +88,6 @@ class Window:
         self._pins.clear()
         self.memory = None
         self.win.Free()
-
-
-def _shares_host_memory(device: Any) -> bool:
-    try:
-        return bool(device.host_unified_memory)
-    except Exception:  # OpenCL 3.0 drivers may not answer: assume a discrete device
-        return False
 
 
 def shared_window(comm: Any, nbytes: int, context: Any) -> Window | None:
