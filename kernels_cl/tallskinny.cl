@@ -4,12 +4,21 @@
  * takes the g-th of GS contiguous runs of K and its work-item l the values k = start + l,
  * start + l + BS, ...: neighbouring work-items read neighbouring addresses of each row of
  * A and of B (coalesced on a GPU, one SIMD load on a CPU), and each group (each CPU
- * core) streams a region of its own. Each input element is read once per tile. The
- * work-group then sums its work-items' tiles
- * by a tree in local memory, RCH accumulators at a time, and writes one partial tile
- * into slice g of the workspace W (GS slices of M x N); kernels_cl/reduce.cl's
- * sum_slices adds the GS slices into C in a fixed order. No atomics: the same inputs
- * give bit-for-bit the same C on every run.
+ * core) streams a region of its own. Each input element is read once per tile.
+ *
+ * The work-group then sums its work-items' tiles (REDUCE) and writes one partial tile
+ * into slice g of the workspace W (GS slices of M x N):
+ *   REDUCE 0: a tree in local memory, RCH accumulators at a time (log2 BS barriers each);
+ *   REDUCE 1: a butterfly across each run of 32 work-items that halves the values each
+ *     keeps at every step (reduce-scatter: 31 exchanges for a 64-value tile, where a
+ *     tree per value takes 320), then one barrier and a sum over the runs. An exchange is
+ *     PTX's shfl.sync on NVIDIA (PORTGEMM_PTX; a run of 32 is a warp there) and goes
+ *     through local memory elsewhere, so the CPU tests check the same arithmetic.
+ * The GS slices are added into C in a fixed order:
+ *   FUSE 0: by kernels_cl/reduce.cl's sum_slices, a second launch;
+ *   FUSE 1: by the last work-group to finish a tile, which it learns from an integer
+ *     ticket counter per tile (Z, zero before the launch and left zero after it).
+ * No float atomics either way: the same inputs give bit-for-bit the same C on every run.
  *
  * When M or N exceed TM or TN, C is cut into T = ceil(M/TM) * ceil(N/TN) tiles and the
  * work-groups of one K range are numbered consecutively across the tiles (group index
@@ -29,14 +38,176 @@
 #define TN 8        // columns of C a work-item accumulates
 #endif
 #ifndef RCH
-#define RCH 8       // accumulators summed across the work-group per round; divides TM*TN
+#define RCH 8       // REDUCE 0: accumulators summed across the group per round; divides TM*TN
+#endif
+#ifndef REDUCE
+#define REDUCE 0    // how a work-group sums its tiles: 0 a tree, 1 a butterfly (BS >= 32)
+#endif
+#ifndef FUSE
+#define FUSE 0      // 1: the last work-group of a tile sums the slices (no second launch)
+#endif
+
+#define QN (TM * TN)  // accumulators per work-item
+#define LANES 32      // a run of work-items that exchange values (REDUCE 1)
+/* REDUCE 1 keeps QP values, QN padded so the halvings come out even: a power of two up
+ * to LANES, a multiple of LANES beyond. */
+#if QN >= LANES
+#define QP ((QN + LANES - 1) / LANES * LANES)
+#else
+#define QP (QN <= 1 ? 1 : QN <= 2 ? 2 : QN <= 4 ? 4 : QN <= 8 ? 8 : QN <= 16 ? 16 : 32)
+#endif
+
+#if REDUCE && PORTGEMM_PTX
+/* x from the work-item whose lane differs by the bits of d, within the warp */
+inline float lane_xor_f(float x, int d) {
+    uint out;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(out) : "r"(as_uint(x)), "r"(d));
+    return as_float(out);
+}
+#if USE_FP64
+inline double lane_xor(double x, int d) {
+    const float2 halves = as_float2(x);
+    return as_double((float2)(lane_xor_f(halves.x, d), lane_xor_f(halves.y, d)));
+}
+#else
+#define lane_xor(x, d) lane_xor_f(x, d)
+#endif
+#define LANE_XOR(x, d) lane_xor(x, d)
+#elif REDUCE
+/* the same exchange through local memory: every work-item of the group takes part */
+inline REAL lane_xor_local(REAL x, int d, __local REAL *swap, int lid) {
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the last exchange's reads are done */
+    swap[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return swap[lid ^ d];
+}
+#define LANE_XOR(x, d) lane_xor_local(x, d, swap, lid)
+#endif
+
+#if PORTGEMM_PTX  /* a fence every SM observes, in the order the ticket needs */
+#define DEVICE_FENCE() asm volatile("membar.gl;" ::: "memory")
+#else
+#define DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
+/* The group's sum of every work-item's acc[q], for q < QN, into tile[q] (local). */
+#if REDUCE
+inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *runs,
+                      __local REAL *swap, const int lid)
+{
+    REAL v[QP];
+    #pragma unroll
+    for (int q = 0; q < QP; ++q)
+        v[q] = q < QN ? acc[q] : 0;
+    /* At distance d the work-item keeps the upper half of its values if bit d of its lane
+     * is set, the lower half if not, and adds its partner's copy of the half it keeps.
+     * Once one value is left, the steps left add the partner's value: both then hold it. */
+    const int lane = lid % LANES;
+    int base = 0;     /* the first output index this work-item still holds */
+    int count = QP;   /* how many it holds */
+    #pragma unroll
+    for (int d = LANES / 2; d >= 1; d >>= 1) {
+        if (count > 1) {
+            count /= 2;
+            const bool upper = (lane & d) != 0;
+            #pragma unroll
+            for (int q = 0; q < QP / 2; ++q) {
+                if (q < count) {
+                    const REAL give = upper ? v[q] : v[q + count];
+                    const REAL keep = upper ? v[q + count] : v[q];
+                    v[q] = keep + LANE_XOR(give, d);
+                }
+            }
+            base += upper ? count : 0;
+        } else {
+            v[0] += LANE_XOR(v[0], d);
+        }
+    }
+    /* lanes holding a duplicate (a step that added rather than halved) stay quiet */
+    const bool writer = (lane & (LANES / min(QP, LANES) - 1)) == 0;
+    if (writer) {
+        #pragma unroll
+        for (int q = 0; q < QP / LANES + 1; ++q)
+            if (q < count && base + q < QN)
+                runs[(lid / LANES) * QN + base + q] = v[q];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int q = lid; q < QN; q += BS) {
+        REAL s = 0;
+        for (int r = 0; r < BS / LANES; ++r)
+            s += runs[r * QN + q];
+        tile[q] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#else
+inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const int lid)
+{
+    #pragma unroll
+    for (int q0 = 0; q0 < QN; q0 += RCH) {
+        #pragma unroll
+        for (int r = 0; r < RCH; ++r)
+            sums[r * BS + lid] = acc[q0 + r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = BS / 2; s > 0; s >>= 1) {
+            if (lid < s) {
+                #pragma unroll
+                for (int r = 0; r < RCH; ++r)
+                    sums[r * BS + lid] += sums[r * BS + lid + s];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        for (int r = lid; r < RCH; r += BS)  /* RCH may exceed BS */
+            tile[q0 + r] = sums[r * BS];
+        barrier(CLK_LOCAL_MEM_FENCE);  /* sums[] is reused by the next round */
+    }
+}
+#endif
+
+#if FUSE
+/* The last group of a tile adds the GS slices of W into C: PARTS work-items per value,
+ * each over every PARTS-th slice, then the parts in order; fixed order, whichever group
+ * is last. W is read volatile: other groups wrote it, past this compute unit's cache. */
+#define PARTS (BS >= QN ? BS / QN : 1)
+inline void sum_tile_slices(const int M, const int N, const int m0, const int n0,
+                            const int groups, volatile __global const REAL *W,
+                            __global REAL *C, const int ldc, __local REAL *parts,
+                            const int lid)
+{
+    for (int slot = lid; slot < PARTS * QN; slot += BS) {
+        const int q = slot % QN;
+        const int i = m0 + q / TN;
+        const int j = n0 + q % TN;
+        REAL s = 0;
+        if (i < M && j < N)
+            for (int g = slot / QN; g < groups; g += PARTS)
+                s += W[((long)g * M + i) * N + j];
+        parts[slot] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int q = lid; q < QN; q += BS) {
+        const int i = m0 + q / TN;
+        const int j = n0 + q % TN;
+        if (i < M && j < N) {
+            REAL s = 0;
+            for (int p = 0; p < PARTS; ++p)
+                s += parts[p * QN + q];
+            C[(long)i * ldc + j] = s;
+        }
+    }
+}
 #endif
 
 __kernel __attribute__((reqd_work_group_size(BS, 1, 1)))
 void partial_tiles(const int M, const int N, const int K,
                    __global const REAL *restrict A, const int lda,
                    __global const REAL *restrict B, const int ldb,
-                   __global REAL *restrict W)
+                   __global REAL *restrict W
+#if FUSE
+                   , __global REAL *restrict C, const int ldc, __global int *Z
+#endif
+                   )
 {
     const int lid = get_local_id(0);
     const int tiles_n = (N + TN - 1) / TN;
@@ -59,9 +230,9 @@ void partial_tiles(const int M, const int N, const int K,
     for (int x = 0; x < TN; ++x)
         cols[x] = min(n0 + x, N - 1);
 
-    REAL acc[TM * TN];
+    REAL acc[QN];
     #pragma unroll
-    for (int q = 0; q < TM * TN; ++q)
+    for (int q = 0; q < QN; ++q)
         acc[q] = 0;
 
     for (int k = g * run + lid; k < k_end; k += BS) {
@@ -79,29 +250,40 @@ void partial_tiles(const int M, const int N, const int K,
                 acc[y * TN + x] = MAD(a[y], b[x], acc[y * TN + x]);
     }
 
+    __local REAL tile_sum[QN];
+#if REDUCE
+    __local REAL runs[BS / LANES * QN];
+#if PORTGEMM_PTX
+    __local REAL *swap = 0;
+#else
+    __local REAL swap[BS];
+#endif
+    group_sum(acc, tile_sum, runs, swap, lid);
+#else
     __local REAL sums[RCH * BS];
+    group_sum(acc, tile_sum, sums, lid);
+#endif
     __global REAL *w = W + (long)g * M * N;
-    #pragma unroll
-    for (int q0 = 0; q0 < TM * TN; q0 += RCH) {
-        #pragma unroll
-        for (int r = 0; r < RCH; ++r)
-            sums[r * BS + lid] = acc[q0 + r];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int s = BS / 2; s > 0; s >>= 1) {
-            if (lid < s) {
-                #pragma unroll
-                for (int r = 0; r < RCH; ++r)
-                    sums[r * BS + lid] += sums[r * BS + lid + s];
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        for (int r = lid; r < RCH; r += BS) {  /* RCH may exceed BS */
-            const int q = q0 + r;
-            const int i = m0 + q / TN;
-            const int j = n0 + q % TN;
-            if (i < M && j < N)
-                w[i * N + j] = sums[r * BS];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);  /* sums[] is reused by the next round */
+    for (int q = lid; q < QN; q += BS) {
+        const int i = m0 + q / TN;
+        const int j = n0 + q % TN;
+        if (i < M && j < N)
+            w[i * N + j] = tile_sum[q];
     }
+
+#if FUSE
+    __local int last;
+    __local REAL parts[PARTS * QN];
+    DEVICE_FENCE();  /* this work-item's slice values reach memory before the ticket */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0)
+        last = atomic_inc(&Z[tile]) == groups - 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last) {  /* the same for the whole group: its barriers are safe */
+        DEVICE_FENCE();
+        sum_tile_slices(M, N, m0, n0, groups, W, C, ldc, parts, lid);
+        if (lid == 0)
+            Z[tile] = 0;  /* ready for the next launch */
+    }
+#endif
 }

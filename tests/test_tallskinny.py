@@ -14,7 +14,7 @@ import portgemm
 from portgemm.auto import choose, phvm
 from portgemm.auto.shapes import class_order, classify
 from portgemm.auto.splitk import ksplit
-from portgemm.auto.tallskinny import MAX_TERMS, tallskinny_params, tile_for
+from portgemm.auto.tallskinny import MAX_TERMS, gpu_group, tallskinny_params, tile_for
 from portgemm.auto.traits import traits
 from portgemm.runtime.device import Device
 
@@ -42,6 +42,14 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     ({"GS": 1, "BS": 1024, "tile_y": 2, "tile_x": 3}, "FC"),  # C cut into many tiles
     ({"GS": 64, "BS": 64, "tile_y": 16, "tile_x": 16}, "CC"),  # groups beyond K's work
     ({"GS": 5, "BS": 128, "tile_y": 1, "tile_x": 1}, "CF"),
+    # the butterfly (through local memory here: the same arithmetic as the GPU's
+    # shuffles), the last group's sum, and both (no butterfly over 16 x 16: unrolled with
+    # a barrier pair per exchange, PoCL takes minutes to build it)
+    ({"GS": 3, "BS": 32, "tile_y": 8, "tile_x": 8, "REDUCE": 1}, "CC"),
+    ({"GS": 6, "BS": 64, "tile_y": 3, "tile_x": 5, "REDUCE": 1, "FUSE": 1}, "FC"),
+    ({"GS": 64, "BS": 64, "tile_y": 16, "tile_x": 16, "FUSE": 1}, "CF"),
+    ({"GS": 7, "BS": 128, "tile_y": 1, "tile_x": 2, "FUSE": 1}, "CC"),
+    ({"GS": 1, "BS": 32, "tile_y": 1, "tile_x": 1, "REDUCE": 1, "FUSE": 1}, "FF"),
 ])
 def test_tallskinny_any_shape_and_layout(device, params, order):
     for m, n, k in AWKWARD:
@@ -86,6 +94,7 @@ def test_xgemm_split_k(device, split, shape):
 
 @pytest.mark.parametrize("variant, params", [
     ("tallskinny", {"GS": 16, "BS": 64, "tile_y": 4, "tile_x": 4}),
+    ("tallskinny", {"GS": 16, "BS": 64, "tile_y": 4, "tile_x": 4, "REDUCE": 1, "FUSE": 1}),
     ("xgemm", {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 16, "NDIMC": 16, "WARPN": 16,
                "KSPLIT": 4}),
 ])
@@ -95,6 +104,31 @@ def test_split_kernels_are_bitwise_deterministic(device, variant, params):
     for _ in range(3):
         assert np.array_equal(portgemm.gemm(a, b, device=device, variant=variant,
                                             params=params).c, first)
+
+
+def test_ticket_counters_are_left_zero(device):
+    """FUSE=1 lends the queue's counters to the kernel, which must hand them back zero:
+    later calls (other shapes, other group counts) then sum the right slices."""
+    import pyopencl as cl
+
+    params = {"BS": 32, "tile_y": 2, "tile_x": 2, "FUSE": 1}
+    for groups, (m, n, k) in zip((5, 2, 9), ((3, 3, 4001), (4, 4, 777), (2, 5, 10007))):
+        a, b = operands(m, n, k)
+        assert_close(portgemm.gemm(a, b, device=device, variant="tallskinny",
+                                   params={**params, "GS": groups}, poison=np.nan).c, a, b)
+        queue = portgemm.Queue.for_device(device)
+        counters = np.empty(queue.zeroed_counters(1).size // 4, np.int32)
+        cl.enqueue_copy(queue.cl_queue, counters, queue.zeroed_counters(1)).wait()
+        assert not counters.any()
+
+
+def test_butterfly_needs_a_run_of_lanes():
+    from portgemm.families import get_variant
+
+    with pytest.raises(portgemm.ParameterError, match="REDUCE=1 needs BS >= 32"):
+        get_variant("tallskinny").resolve({"BS": 16, "REDUCE": 1})
+    with pytest.raises(portgemm.ParameterError, match="0 or 1"):
+        get_variant("tallskinny").resolve({"FUSE": 2})
 
 
 def test_auto_tall_skinny_is_accurate(any_device):
@@ -141,8 +175,9 @@ def test_auto_routes_by_shape_on_a_gpu():
     device = gpu()
     tall = choose(device, 8, 8, 33554432, sources=[])
     assert tall.variant == "tallskinny" and "shape class tall-skinny" in tall.reason
-    # Little's law: 4 TB/s x 1 us in flight over 16 floats a step = 62500 work-items
-    assert tall.params["BS"] == 256 and tall.params["GS"] == 256 and "bandwidth model" in tall.reason
+    # Little's law: 4 TB/s x 1 us in flight over 16 floats a step = 62500 work-items, in
+    # groups of 512 (an 8 x 8 tile needs about 104 of a work-item's 128 registers)
+    assert tall.params["BS"] == 512 and tall.params["GS"] == 128 and "bandwidth model" in tall.reason
     wide_c = choose(device, 16, 16, 1 << 25, sources=[])  # no 16 x 16 tile in registers
     assert wide_c.variant == "xgemm" and wide_c.params["MWG"] == 16 and wide_c.params["KSPLIT"] > 256
     deep = choose(device, 1024, 1024, 16384, sources=[])
@@ -190,8 +225,19 @@ def test_bandwidth_model_on_cpu_and_gpu():
         assert (1 << 22) / (cpu_params["GS"] * cpu_params["BS"]) <= MAX_TERMS
     gpu_params, _ = tallskinny_params(gpu(), 16, 16, 1 << 25)
     assert gpu_params["tile_y"] * gpu_params["tile_x"] <= 128
-    groups = tallskinny_params(gpu(), 3, 3, 50_000_000)[0]["GS"]
-    assert groups & (groups - 1) == 0 and groups > 256  # fewer bytes a step: more in flight
+    small = tallskinny_params(gpu(), 3, 3, 50_000_000)[0]
+    big = tallskinny_params(gpu(), 8, 8, 50_000_000)[0]
+    assert small["GS"] & (small["GS"] - 1) == 0
+    # fewer bytes a step: more work-items in flight
+    assert small["GS"] * small["BS"] > big["GS"] * big["BS"]
+    # groups as big as the registers allow: 3 x 3 fits 64 registers, 8 x 8 needs 128
+    assert (small["BS"], big["BS"]) == (1024, 512)
+    assert gpu_group(0, (3, 3), 1024) == 256  # an unknown register file: the usual 256
+    assert gpu_group(65536, (8, 16), 1024) == 256 and gpu_group(65536, (2, 2), 512) == 512
+    # shuffles where the compiler takes PTX, the last group's sum on every GPU
+    assert (big["REDUCE"], big["FUSE"]) == (1, 1)
+    other = tallskinny_params(gpu(vendor="Advanced Micro Devices, Inc."), 8, 8, 1 << 25)[0]
+    assert (other["REDUCE"], other["FUSE"]) == (0, 1)
     assert tile_for(9, 9, 128) == (9, 9) and tile_for(16, 16, 64) in ((8, 8),)
 
 

@@ -74,6 +74,8 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     arguments = {"A": transfer.input(op_a.data), "B": transfer.input(op_b.data), "C": c_arg}
     for index, elements in enumerate(plan.workspace):
         arguments[f"W{index}"] = transfer.workspace(elements * a.dtype.itemsize)
+    if plan.counters:
+        arguments["Z0"] = queue.zeroed_counters(plan.counters)
     i32 = np.int32
     arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(op_a.ld), ldb=i32(op_b.ld),
                      ldc=i32(n))

@@ -61,14 +61,17 @@ class Step:
 class LaunchPlan:
     """Everything a backend needs to run one GEMM of one shape: the first kernel (its
     nd-range, defines and arguments), the launches that follow it in order (``more``: a
-    reduction, say), the workspace buffers they share (element counts; "W0", "W1", ...)
-    and whether C must hold zeros before the first launch (kernels that add into it)."""
+    reduction, say), the workspace buffers they share (element counts; "W0", "W1", ...),
+    how many int32 ticket counters the kernels take as "Z0" (zero at the launch; the
+    kernels leave them zero), and whether C must hold zeros before the first launch
+    (kernels that add into it)."""
 
     ndrange: NDRange
     defines: tuple[tuple[str, Any], ...]  # -D NAME=value, parameter part only
     local_mem_bytes: int = 0
     more: tuple[Step, ...] = ()
     workspace: tuple[int, ...] = ()
+    counters: int = 0
     zero_c: bool = False
     args: tuple = GEMM_KERNEL_ARGS
     kernel: str = "gemm"

@@ -1,9 +1,12 @@
 """tallskinny: C = A @ B for small M, N and a deep K, bound by reading A and B once.
 
-kernels_cl/tallskinny.cl: GS work-groups of BS work-items per tile_y x tile_x tile of C (the kernel's TM x TN); each
-work-item accumulates its tile over a grid-stride (coalesced) slice of K, each group sums
-its work-items in local memory and writes a partial tile into a workspace, and
-kernels_cl/reduce.cl adds the GS partial tiles into C in a fixed order: deterministic.
+kernels_cl/tallskinny.cl: GS work-groups of BS work-items per tile_y x tile_x tile of C
+(the kernel's TM x TN); each work-item accumulates its tile over a grid-stride (coalesced)
+slice of K, each group sums its work-items (REDUCE 0: a tree in local memory; 1: a
+butterfly across runs of 32 work-items, warp shuffles on NVIDIA) and writes a partial
+tile into a workspace, and the GS partial tiles are added into C in a fixed order (FUSE 0:
+kernels_cl/reduce.cl, a second launch; 1: the last group of each tile, counted by an
+integer ticket): deterministic either way.
 """
 
 from __future__ import annotations
@@ -18,9 +21,22 @@ from .phvm import INT_LIMIT, POWERS_OF_TWO
 LOCAL_BYTES = 16384  # local memory for the group's sums, well inside every device's 32 KB+
 
 
+LANES = 32  # the run of work-items a butterfly (REDUCE=1) exchanges across
+
+
 @restriction("BS must be a power of two (the work-group sums by halving)")
 def _power_of_two(p: Params) -> bool:
     return p["BS"] & (p["BS"] - 1) == 0
+
+
+@restriction("REDUCE and FUSE are switches: 0 or 1")
+def _switches(p: Params) -> bool:
+    return p["REDUCE"] in (0, 1) and p["FUSE"] in (0, 1)
+
+
+@restriction(f"REDUCE=1 needs BS >= {LANES} (its butterfly runs across {LANES} work-items)")
+def _butterfly_lanes(p: Params) -> bool:
+    return not p["REDUCE"] or p["BS"] >= LANES
 
 
 class TallSkinny(Variant):
@@ -29,9 +45,11 @@ class TallSkinny(Variant):
     summary = ("small M x N, deep K: a whole tile of C per work-item over a coalesced slice "
                "of K, partial tiles reduced in a second pass (deterministic)")
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
-             "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16]}
-    defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8}
-    restrictions = (_power_of_two,)
+             "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16],
+             "REDUCE": [0, 1], "FUSE": [0, 1]}
+    defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0}
+    flags = ("REDUCE", "FUSE")
+    restrictions = (_power_of_two, _switches, _butterfly_lanes)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, params["BS"]
@@ -40,7 +58,15 @@ class TallSkinny(Variant):
         return params["tile_y"], params["tile_x"]
 
     def local_mem_bytes(self, params: Params, itemsize: int) -> int:
-        return self.chunk(params) * params["BS"] * 8  # sized for double: one build fits both
+        """Sized for double: one check fits both types."""
+        size = params["BS"]
+        values = params["tile_y"] * params["tile_x"]
+        if params["REDUCE"]:  # each run's sums, and the exchange where it is not a shuffle
+            scratch = size // LANES * values + size
+        else:
+            scratch = self.chunk(params) * size
+        fused = max(size, values) if params["FUSE"] else 0  # the last group's parts
+        return (scratch + values + fused) * 8
 
     @staticmethod
     def chunk(params: Params) -> int:
@@ -52,7 +78,7 @@ class TallSkinny(Variant):
 
     def defines(self, params: Params) -> dict:
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
-                "RCH": self.chunk(params)}
+                "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"]}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """The tile shrinks to M x N where C is smaller than it, and GS to the groups K
@@ -64,8 +90,13 @@ class TallSkinny(Variant):
             raise ParameterError(f"{self.name}: K + GS*BS = {k + groups * size} exceeds the "
                                  f"kernels' 32-bit index limit {INT_LIMIT}")
         tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
-        return LaunchPlan(NDRange(groups * tiles * size, size), self.checked_defines(params),
-                          self.local_mem_bytes(params, itemsize),
-                          more=(reduce_step(m, n, groups),), workspace=(groups * m * n,),
-                          args=("M", "N", "K", "A", "lda", "B", "ldb", "W0"),
-                          kernel="partial_tiles")
+        ndrange = NDRange(groups * tiles * size, size)
+        common = dict(defines=self.checked_defines(params), kernel="partial_tiles",
+                      local_mem_bytes=self.local_mem_bytes(params, itemsize),
+                      workspace=(groups * m * n,))
+        if params["FUSE"]:
+            return LaunchPlan(ndrange, counters=tiles, **common,
+                              args=("M", "N", "K", "A", "lda", "B", "ldb", "W0", "C", "ldc",
+                                    "Z0"))
+        return LaunchPlan(ndrange, more=(reduce_step(m, n, groups),), **common,
+                          args=("M", "N", "K", "A", "lda", "B", "ldb", "W0"))

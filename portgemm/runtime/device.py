@@ -47,6 +47,12 @@ class Device:
     def __str__(self) -> str:
         return self.description
 
+    @property
+    def takes_ptx(self) -> bool:
+        """Whether the OpenCL compiler is NVIDIA's, which accepts inline PTX (kernels
+        then get PORTGEMM_PTX=1: see kernels_cl/common.h)."""
+        return "nvidia" in self.vendor.lower()
+
 
 _enumerated: dict = cache_dict("portgemm.runtime.device.get_devices")
 

@@ -90,6 +90,7 @@ class Queue:
         self._scalar_types: dict = {}  # kernel -> the scalar argument types it was given
         self._lock = threading.RLock()
         self._allocator = None
+        self._counters = None  # int32 zeros for ticket counters: see zeroed_counters
         self.builds = 0     # programs made by this queue (compiled or loaded from disk)
         self.compiled = 0   # of those, compiled from source
 
@@ -130,11 +131,25 @@ class Queue:
             self._allocator = MemoryPool(ImmediateAllocator(self.cl_queue))
         return self._allocator
 
+    def zeroed_counters(self, count: int):
+        """A buffer of at least ``count`` int32 counters, zero now. It is this queue's
+        own and lent to every kernel that counts tickets: those leave it zero when they
+        finish, and the queue runs one kernel after another, so it is filled once."""
+        import pyopencl as cl
+
+        with self._lock:
+            if self._counters is None or self._counters.size < 4 * count:
+                size = 4 * max(count, 1024)
+                buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
+                cl.enqueue_fill_buffer(self.cl_queue, buffer, np.int32(0), 0, size)
+                self._counters = buffer
+            return self._counters
+
     @property
     def device_options(self) -> tuple[str, ...]:
         """Build options every program on this device gets: ``PORTGEMM_PTX`` where the
         compiler is NVIDIA's, which takes inline PTX (see kernels_cl/common.h)."""
-        return ("-DPORTGEMM_PTX=1",) if "nvidia" in self.device.vendor.lower() else ()
+        return ("-DPORTGEMM_PTX=1",) if self.device.takes_ptx else ()
 
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""
