@@ -100,30 +100,54 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *runs,
     #pragma unroll
     for (int q = 0; q < QP; ++q)
         v[q] = q < QN ? acc[q] : 0;
+#if LANES != 32
+#error "the butterfly below is spelled out for runs of 32"
+#endif
     /* At distance d the work-item keeps the upper half of its values if bit d of its lane
      * is set, the lower half if not, and adds its partner's copy of the half it keeps.
-     * Once one value is left, the steps left add the partner's value: both then hold it. */
+     * Once one value is left, the steps left add the partner's value: both then hold it.
+     * Each step is spelled out with its count fixed by the preprocessor, so no barrier of
+     * the exchange through local memory sits under a condition (PoCL 5 miscompiled that). */
     const int lane = lid % LANES;
     int base = 0;     /* the first output index this work-item still holds */
-    int count = QP;   /* how many it holds */
-    #pragma unroll
-    for (int d = LANES / 2; d >= 1; d >>= 1) {
-        if (count > 1) {
-            count /= 2;
-            const bool upper = (lane & d) != 0;
-            #pragma unroll
-            for (int q = 0; q < QP / 2; ++q) {
-                if (q < count) {
-                    const REAL give = upper ? v[q] : v[q + count];
-                    const REAL keep = upper ? v[q + count] : v[q];
-                    v[q] = keep + LANE_XOR(give, d);
-                }
-            }
-            base += upper ? count : 0;
-        } else {
-            v[0] += LANE_XOR(v[0], d);
-        }
-    }
+#define HALVE(d, kept) {                                                                  \
+        const bool upper = (lane & (d)) != 0;                                             \
+        _Pragma("unroll")                                                                 \
+        for (int q = 0; q < (kept); ++q) {                                                \
+            const REAL give = upper ? v[q] : v[q + (kept)];                              \
+            const REAL keep = upper ? v[q + (kept)] : v[q];                              \
+            v[q] = keep + LANE_XOR(give, d);                                              \
+        }                                                                                 \
+        base += upper ? (kept) : 0; }
+#define ADD(d) v[0] += LANE_XOR(v[0], d);
+#if QP >= 2
+    HALVE(16, QP / 2)
+#else
+    ADD(16)
+#endif
+#if QP >= 4
+    HALVE(8, QP / 4)
+#else
+    ADD(8)
+#endif
+#if QP >= 8
+    HALVE(4, QP / 8)
+#else
+    ADD(4)
+#endif
+#if QP >= 16
+    HALVE(2, QP / 16)
+#else
+    ADD(2)
+#endif
+#if QP >= 32
+    HALVE(1, QP / 32)
+#else
+    ADD(1)
+#endif
+#undef HALVE
+#undef ADD
+    const int count = QP >= LANES ? QP / LANES : 1;  /* values left to this work-item */
     /* lanes holding a duplicate (a step that added rather than halved) stay quiet */
     const bool writer = (lane & (LANES / min(QP, LANES) - 1)) == 0;
     if (writer) {
@@ -168,10 +192,12 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const i
 #if FUSE
 /* The last group of a tile adds the GS slices of W into C: PARTS work-items per value,
  * each over every PARTS-th slice, then the parts in order; fixed order, whichever group
- * is last. W is read volatile: other groups wrote it, past this compute unit's cache. */
+ * is last. W is read volatile: other groups wrote it, past this compute unit's cache.
+ * Every group calls it (only the last one reads and writes), so its barrier is reached
+ * by all work-items unconditionally. */
 #define PARTS (BS >= QN ? BS / QN : 1)
-inline void sum_tile_slices(const int M, const int N, const int m0, const int n0,
-                            const int groups, volatile __global const REAL *W,
+inline void sum_tile_slices(const bool last, const int M, const int N, const int m0,
+                            const int n0, const int groups, volatile __global const REAL *W,
                             __global REAL *C, const int ldc, __local REAL *parts,
                             const int lid)
 {
@@ -180,7 +206,7 @@ inline void sum_tile_slices(const int M, const int N, const int m0, const int n0
         const int i = m0 + q / TN;
         const int j = n0 + q % TN;
         REAL s = 0;
-        if (i < M && j < N)
+        if (last && i < M && j < N)
             for (int g = slot / QN; g < groups; g += PARTS)
                 s += W[((long)g * M + i) * N + j];
         parts[slot] = s;
@@ -189,7 +215,7 @@ inline void sum_tile_slices(const int M, const int N, const int m0, const int n0
     for (int q = lid; q < QN; q += BS) {
         const int i = m0 + q / TN;
         const int j = n0 + q % TN;
-        if (i < M && j < N) {
+        if (last && i < M && j < N) {
             REAL s = 0;
             for (int p = 0; p < PARTS; ++p)
                 s += parts[p * QN + q];
@@ -279,11 +305,10 @@ void partial_tiles(const int M, const int N, const int K,
     if (lid == 0)
         last = atomic_inc(&Z[tile]) == groups - 1;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (last) {  /* the same for the whole group: its barriers are safe */
+    if (last)
         DEVICE_FENCE();
-        sum_tile_slices(M, N, m0, n0, groups, W, C, ldc, parts, lid);
-        if (lid == 0)
-            Z[tile] = 0;  /* ready for the next launch */
-    }
+    sum_tile_slices(last, M, N, m0, n0, groups, W, C, ldc, parts, lid);
+    if (last && lid == 0)
+        Z[tile] = 0;  /* ready for the next launch */
 #endif
 }

@@ -52,6 +52,13 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     ({"GS": 1, "BS": 32, "tile_y": 1, "tile_x": 1, "REDUCE": 1, "FUSE": 1}, "FF"),
 ])
 def test_tallskinny_any_shape_and_layout(device, params, order):
+    from portgemm.families.tallskinny import butterfly_miscompiled
+
+    if params.get("REDUCE") and butterfly_miscompiled(device):
+        a, b = operands(3, 3, 100)
+        with pytest.raises(portgemm.ParameterError, match="PoCL 5"):
+            portgemm.gemm(a, b, device=device, variant="tallskinny", params=params)
+        return
     for m, n, k in AWKWARD:
         a, b = operands(m, n, k, order=order)
         assert_close(portgemm.gemm(a, b, device=device, variant="tallskinny", params=params,
@@ -120,6 +127,15 @@ def test_ticket_counters_are_left_zero(device):
         counters = np.empty(queue.zeroed_counters(1).size // 4, np.int32)
         cl.enqueue_copy(queue.cl_queue, counters, queue.zeroed_counters(1)).wait()
         assert not counters.any()
+
+
+def test_butterfly_refused_where_it_was_miscompiled():
+    from portgemm.families.tallskinny import butterfly_miscompiled
+
+    pocl = dict(vendor="GenuineIntel", platform="Portable Computing Language", type="cpu")
+    assert butterfly_miscompiled(gpu(**pocl, driver_version="5.0+debian"))
+    assert not butterfly_miscompiled(gpu(**pocl, driver_version="3.0"))
+    assert not butterfly_miscompiled(gpu())
 
 
 def test_butterfly_needs_a_run_of_lanes():

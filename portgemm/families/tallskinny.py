@@ -14,6 +14,7 @@ from __future__ import annotations
 from math import ceil
 
 from ..errors import ParameterError
+from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
 from .base import LaunchPlan, Params, Variant, reduce_step, restriction
 from .phvm import INT_LIMIT, POWERS_OF_TWO
@@ -39,6 +40,15 @@ def _butterfly_lanes(p: Params) -> bool:
     return not p["REDUCE"] or p["BS"] >= LANES
 
 
+def butterfly_miscompiled(device: Device) -> bool:
+    """PoCL 5.0 (the GPU machine's CPU device) returned wrong sums for the butterfly's
+    exchanges through local memory in bench/results/2026-11-22-h200-tallskinny."""
+    if device.takes_ptx or "Portable Computing Language" not in device.platform:
+        return False
+    major = device.driver_version.split(".")[0]
+    return major.isdigit() and int(major) >= 5
+
+
 class TallSkinny(Variant):
     name = "tallskinny"
     source_file = "tallskinny.cl"
@@ -50,6 +60,13 @@ class TallSkinny(Variant):
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0}
     flags = ("REDUCE", "FUSE")
     restrictions = (_power_of_two, _switches, _butterfly_lanes)
+
+    def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
+        found = super().problems(params, device, itemsize)
+        if params["REDUCE"] and butterfly_miscompiled(device):
+            found.append("REDUCE=1 through local memory gives wrong sums on PoCL 5 (right on "
+                         "PoCL 3 and Intel's runtime, cause not found): use REDUCE=0")
+        return found
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, params["BS"]

@@ -58,7 +58,7 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         else:
             chosen, why = tallskinny_params(device, m, n, k)
             gs, bs = chosen["GS"], chosen["BS"]
-            params = {key: chosen[key] for key in ("tile_y", "tile_x")}
+            params = {key: value for key, value in chosen.items() if key not in ("GS", "BS")}
             extra = [gs]
             lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} tile {params['tile_y']}x"
                          f"{params['tile_x']} ({why})")
