@@ -4,10 +4,10 @@ event, beside the device's copy bandwidth and an empty kernel's event time, for 
 GS x BS and each way of summing (REDUCE, FUSE).
 
     python3 bench/gpu/tallskinny_parts.py [--json parts.json] [--k 2097152] [--device gpu]
-        [--sizes 3,5,8] [--grid] [--modes 00,10,11]
+        [--sizes 3,5,8] [--grid] [--modes 00,10,11] [--tile 16x16]
 
 --grid sweeps GS x BS over 64..1024 x 128..1024 instead of six points. The tile is the
-bandwidth model's: all of C where it has at most 128 values, else 8 x N.
+bandwidth model's (all of C where it has at most 128 values, else 8 x N) unless --tile.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ def main():
     parser.add_argument("--k", type=int, action="append")
     parser.add_argument("--sizes", default=",".join(map(str, SHAPES)))
     parser.add_argument("--grid", action="store_true")
+    parser.add_argument("--tile", help="tile_y x tile_x for every shape, e.g. 16x16")
     parser.add_argument("--modes", default=",".join(f"{r}{f}" for r, f in MODES))
     args = parser.parse_args()
     device = portgemm.select_device(args.device)
@@ -90,7 +91,7 @@ def main():
     variant = get_variant("tallskinny")
     rng = np.random.default_rng(1)
     records = {"device": str(device), "copy_gbs": copy_gbs, "empty_ms": empty, "rows": []}
-    configs = (list(itertools.product((64, 128, 256, 512, 1024), (128, 256, 512, 1024)))
+    configs = (list(itertools.product((64, 128, 256, 512, 1024, 2048), (64, 128, 256, 512, 1024)))
                if args.grid else CONFIGS)
     modes = [(int(m[0]), int(m[1])) for m in args.modes.split(",")]
     for k in args.k or [1 << 21]:
@@ -101,6 +102,8 @@ def main():
             a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
             ideal_ms = 2 * mn * k * 4 / copy_gbs * 1e-6
             tile = (mn, mn) if mn * mn <= 128 else (8, mn)
+            if args.tile:
+                tile = tuple(min(mn, int(x)) for x in args.tile.split("x"))
             for (gs, bs), (reduce, fuse) in itertools.product(configs, modes):
                 params = {"GS": gs, "BS": bs, "tile_y": tile[0], "tile_x": tile[1],
                           "REDUCE": reduce, "FUSE": fuse}
