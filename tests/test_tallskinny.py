@@ -106,6 +106,11 @@ def test_xgemm_split_k(device, split, shape):
                "KSPLIT": 4}),
 ])
 def test_split_kernels_are_bitwise_deterministic(device, variant, params):
+    from portgemm.families.tallskinny import butterfly_miscompiled
+
+    if params.get("REDUCE") and butterfly_miscompiled(device):
+        pytest.skip("REDUCE=1 is refused on PoCL 5 (test_tallskinny_any_shape_and_layout "
+                    "checks the refusal)")
     a, b = operands(8, 6, 300001)
     first = portgemm.gemm(a, b, device=device, variant=variant, params=params).c
     for _ in range(3):
