@@ -196,7 +196,6 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const i
  * Every group calls it (only the last one reads and writes), so its barrier is reached
  * by all work-items unconditionally. */
 #define PARTS (BS >= QN ? BS / QN : 1)
-#define SLICE_BATCH 8
 inline void sum_tile_slices(const bool last, const int M, const int N, const int m0,
                             const int n0, const int groups, volatile __global const REAL *W,
                             __global REAL *C, const int ldc, __local REAL *parts,
@@ -207,24 +206,9 @@ inline void sum_tile_slices(const bool last, const int M, const int N, const int
         const int i = m0 + q / TN;
         const int j = n0 + q % TN;
         REAL s = 0;
-        if (last && i < M && j < N) {
-            volatile __global const REAL *w = W + (long)i * N + j;
-            const long stride = (long)PARTS * M * N;  /* from one of its slices to the next */
-            int g = slot / QN;
-            /* SLICE_BATCH loads issued before their sums: the volatile loads keep their
-             * order, so written one by one each would wait out a trip to memory */
-            for (; g + (SLICE_BATCH - 1) * PARTS < groups; g += SLICE_BATCH * PARTS) {
-                REAL x[SLICE_BATCH];
-                #pragma unroll
-                for (int u = 0; u < SLICE_BATCH; ++u)
-                    x[u] = w[g * (long)M * N + u * stride];
-                #pragma unroll
-                for (int u = 0; u < SLICE_BATCH; ++u)
-                    s += x[u];
-            }
-            for (; g < groups; g += PARTS)
-                s += w[g * (long)M * N];
-        }
+        if (last && i < M && j < N)
+            for (int g = slot / QN; g < groups; g += PARTS)
+                s += W[((long)g * M + i) * N + j];
         parts[slot] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
