@@ -107,7 +107,8 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *runs,
      * is set, the lower half if not, and adds its partner's copy of the half it keeps.
      * Once one value is left, the steps left add the partner's value: both then hold it.
      * Each step is spelled out with its count fixed by the preprocessor, so no barrier of
-     * the exchange through local memory sits under a condition (PoCL 5 miscompiled that). */
+     * the exchange through local memory sits under a condition that only unrolling would
+     * make uniform (PoCL 5 still gets this form wrong: docs/known-issues.md). */
     const int lane = lid % LANES;
     int base = 0;     /* the first output index this work-item still holds */
 #define HALVE(d, kept) {                                                                  \
