@@ -10,6 +10,7 @@ one process (wall time of ``portgemm.gemm`` with numpy in and out, median).
     python bench/intel_register_blocks.py search --size 2048 --budget 420
     python bench/intel_register_blocks.py compare --sizes 4096,2048,1024 --rounds 5
     python bench/intel_register_blocks.py compare --final --sizes 2048,4096 --rounds 7
+    python bench/intel_register_blocks.py compare --slabs --sizes 4096,2048,1024 --rounds 7
 Run with OPENBLAS_CORETYPE unset.
 """
 
@@ -81,6 +82,8 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--final", action="store_true",
                    help="compare: the entry before against the cpu-avx512 preset only")
+    p.add_argument("--slabs", action="store_true",
+                   help="compare: the cpu-avx512 preset's K slab of 128 against 64")
     args = p.parse_args()
     if args.final:
         from portgemm.families.xgemm import CPU_AVX512_DEFAULTS
@@ -88,6 +91,12 @@ def main():
         COMPARED.clear()
         COMPARED.update({"128x128x64 PAD=1 (before)": SHIPPED_BEFORE,
                          "cpu-avx512 preset (now)": CPU_AVX512_DEFAULTS})
+    if args.slabs:
+        from portgemm.families.xgemm import CPU_AVX512_DEFAULTS
+
+        COMPARED.clear()
+        COMPARED.update({"cpu-avx512 preset, KWG=128": CPU_AVX512_DEFAULTS,
+                         "the same, KWG=64": dict(CPU_AVX512_DEFAULTS, KWG=64)})
     device = portgemm.select_device(args.device)
     if args.what == "search":
         search(device, args.size, args.budget)

@@ -68,11 +68,12 @@ CPU_DEFAULTS = {"MWG": 128, "NWG": 128, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW
                 "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
 
 # The same for AVX-512 (native float width 16, 32 vector registers): 8 x 3 accumulators a
-# work-item, 256 x 96 tiles, slabs of 128. On a 2-core Xeon (Emerald Rapids) with Intel's
-# runtime 1.2-1.6x CPU_DEFAULTS at 2048 and 4096 side by side
-# (bench/results/2026-11-22-cpu-xeon, "8 x 3 register blocks"); too many accumulators
-# for AVX2's 16 registers, so only devices of width 16 get it.
-CPU_AVX512_DEFAULTS = {"MWG": 256, "NWG": 96, "KWG": 128, "MDIMC": 32, "NDIMC": 32, "VW": 1,
+# work-item, 256 x 96 tiles, slabs of 64. On a 2-core Xeon (Emerald Rapids) with Intel's
+# runtime 1.2-1.6x CPU_DEFAULTS at 2048 and 4096 side by side with slabs of 128
+# (bench/results/2026-11-22-cpu-xeon, "8 x 3 register blocks"), and slabs of 64 1.05-1.55x
+# those (intel-slabs.txt); too many accumulators for AVX2's 16 registers, so only devices
+# of width 16 get it.
+CPU_AVX512_DEFAULTS = {"MWG": 256, "NWG": 96, "KWG": 64, "MDIMC": 32, "NDIMC": 32, "VW": 1,
                        "VWM": 1, "VWN": 1, "PAD": 0, "DOUBLE_BUFFER": 0, "KUNROLL": 8,
                        "WARPN": 32, "KSPLIT": 1, "SWIZZLE": 1, "ASYNC_STAGES": 0}
 
