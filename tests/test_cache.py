@@ -1,5 +1,7 @@
 """A program is built once per (device, source, options); a kernel is retrieved once."""
 
+import dataclasses
+
 import numpy as np
 
 import portgemm
@@ -43,5 +45,6 @@ def test_inline_ptx_is_announced_to_nvidia_compilers_only(any_device):
                             ("Intel(R) Corporation", ()), ("GenuineIntel", ()),
                             ("Advanced Micro Devices, Inc.", ())):
         queue = object.__new__(Queue)
-        queue.device = type("FakeDevice", (), {"vendor": vendor})()
+        queue.device = dataclasses.replace(any_device, vendor=vendor)
         assert queue.device_options == options, vendor
+        assert queue.device.takes_ptx == bool(options)
