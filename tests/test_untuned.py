@@ -61,7 +61,7 @@ def test_gpu_and_intel_cpu_defaults_are_xgemm_presets():
 
 @pytest.mark.parametrize("width, dtype_size, preset", [
     (16, 4, "CPU_AVX512_DEFAULTS"),   # AVX-512: 8 x 3 accumulators a work-item
-    (16, 8, "CPU_DEFAULTS"),          # its float64 tiles would need 352 KiB of local memory
+    (16, 8, "CPU_DEFAULTS"),          # in float64 its 24 accumulators take 48 registers
     (8, 4, "CPU_DEFAULTS"),           # AVX2's 16 registers: 4 x 4
 ])
 def test_intel_cpu_default_follows_the_simd_width(width, dtype_size, preset):

@@ -96,7 +96,7 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
         if entry is not None and entry.entry.variant == xgemm.name:
             tiles.append((entry.params, f"{entry.entry.source} {cls}-class entry",
                           entry.entry.source))
-    for name, preset in xgemm.presets_for(device):
+    for name, preset in xgemm.presets_for(device, itemsize):
         if not xgemm.problems(xgemm.resolve(preset), device, itemsize):
             tiles.append((xgemm.resolve(preset), f"xgemm's {name} preset", "model"))
     if not tiles:

@@ -21,7 +21,7 @@ def default_choice(device: Device, m: int, n: int, k: int,
         params, reason = tallskinny_params(device, m, n, k, itemsize)
         return "tallskinny", get_variant("tallskinny").check(params, device, itemsize), (
             f"shape class {own} ({why}); {reason}")
-    for variant, params, reason in ordinary_candidates(device):
+    for variant, params, reason in ordinary_candidates(device, itemsize):
         impl = get_variant(variant)
         resolved = impl.resolve(params)
         if not impl.problems(resolved, device, itemsize):
@@ -32,9 +32,10 @@ def default_choice(device: Device, m: int, n: int, k: int,
                                              f"naive with 1 x 1 groups")
 
 
-def ordinary_candidates(device: Device) -> list[tuple[str, dict[str, Any], str]]:
+def ordinary_candidates(device: Device,
+                        itemsize: int = 4) -> list[tuple[str, dict[str, Any], str]]:
     """(variant, parameters, why) for an ordinary shape, best first, by the device's
-    compiler and SIMD width (:mod:`portgemm.auto.compiler`)."""
+    compiler, SIMD width (:mod:`portgemm.auto.compiler`) and element size."""
     kind = compiler_kind(device)
     xgemm = get_variant("xgemm")
     if kind == "code-vectorising":
@@ -47,7 +48,7 @@ def ordinary_candidates(device: Device) -> list[tuple[str, dict[str, Any], str]]
                  (f"{kind} compiler (PoCL): vec, {rows} x {runs * width} a work-item in "
                   f"vectors of {width} (the device's native width)"))]
     candidates = []
-    for name, params in xgemm.presets_for(device):  # largest tiles first
+    for name, params in xgemm.presets_for(device, itemsize):  # largest tiles first
         candidates.append(("xgemm", params, f"{kind} compiler: xgemm's {name} preset"))
         if params.get("DOUBLE_BUFFER"):  # half the local memory (32 KiB GPUs), same tiles
             candidates.append(("xgemm", {**params, "DOUBLE_BUFFER": 0},

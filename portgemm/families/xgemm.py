@@ -194,12 +194,14 @@ class XGemm(Variant):
         """The tuned starting point for a device's type ("gpu" or else "cpu")."""
         return dict(self.presets["gpu" if getattr(device, "type", "") == "gpu" else "cpu"])
 
-    def presets_for(self, device) -> list[tuple[str, dict[str, Any]]]:
-        """Every tuned starting point for the device's type, by name, the best first."""
+    def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict[str, Any]]]:
+        """Every tuned starting point for the device's type (and element size), by name,
+        the best first."""
         if getattr(device, "type", "") == "gpu":
             return [("gpu", dict(GPU_DEFAULTS)), ("gpu-small", dict(GPU_SMALL_DEFAULTS)),
                     ("gpu-tiny", dict(GPU_TINY_DEFAULTS))]
-        if getattr(device, "native_vector_width", 0) >= 16:
+        # 24 float accumulators fill AVX-512's registers; in double they would take 48
+        if getattr(device, "native_vector_width", 0) >= 16 and itemsize == 4:
             return [("cpu-avx512", dict(CPU_AVX512_DEFAULTS)), ("cpu", dict(CPU_DEFAULTS))]
         return [("cpu", dict(CPU_DEFAULTS))]
 

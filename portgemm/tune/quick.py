@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime
 from typing import Mapping
 
+import numpy as np
+
 from ..auto.compiler import compiler_kind
 from ..auto.default import ordinary_candidates
 from ..auto.shapes import SIZE_CLASSES
@@ -44,7 +46,7 @@ QUICK_SPACES: dict[str, Mapping[str, list]] = {
 def quick_tune(device: Device, *, size: int = QUICK_SIZE, budget_s: float = QUICK_BUDGET_S,
                dtype="float32", progress: bool = True, cache_file=None) -> TuneResult:
     """Tune the device's own family around its starting point (see the module)."""
-    variant, start, _ = ordinary_candidates(device)[0]
+    variant, start, _ = ordinary_candidates(device, np.dtype(dtype).itemsize)[0]
     return tune(get_variant(variant), device, [size], space=QUICK_SPACES[compiler_kind(device)],
                 strategy="model", fraction=1.0, budget_s=budget_s, reps=2, warmup=1,
                 dtype=dtype, progress=progress, cache_file=cache_file, first=[start])
