@@ -12,7 +12,7 @@ step's loads and ITEM_REGISTERS more: a bigger group makes the compiler spill), 
 the register file is not known. The last group to finish adds the slices (FUSE=1), and where
 the compiler takes PTX the groups sum their tiles by warp shuffles (REDUCE=1; elsewhere
 its exchanges would go through local memory, and the tree does fewer): together
-1.1-1.5x faster than the tree and a second launch at K = 2^21 on the H200
+1.3-1.5x faster than the tree and a second launch at K = 2^21 on the H200
 (bench/results/2026-11-22-h200-tallskinny).
 
 On a CPU one SIMD vector per work-group (a CPU runtime runs a group's vectors one after
@@ -74,10 +74,10 @@ def gpu_group(registers: int, tile: tuple[int, int], max_group: int) -> int:
     if not registers:
         return min(GPU_GROUP, max_group)
     need = tile[0] * tile[1] + tile[0] + tile[1] + ITEM_REGISTERS
-    size = min(GPU_GROUP_LIMIT, max_group)
+    size = 1 << (min(GPU_GROUP_LIMIT, max_group).bit_length() - 1)
     while size > 32 and registers // size < need:
         size //= 2
-    return 1 << (size.bit_length() - 1)
+    return size
 
 
 def tallskinny_params(device: Device, m: int, n: int, k: int,

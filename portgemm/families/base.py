@@ -101,6 +101,12 @@ def restriction(message: str) -> Callable[[Callable[[Params], bool]], Restrictio
     return lambda test: Restriction(test, message)
 
 
+def switches(*names: str) -> Restriction:
+    """The restriction that each of ``names`` (on/off parameters) is 0 or 1."""
+    return Restriction(lambda p: all(p[name] in (0, 1) for name in names),
+                       f"{' and '.join(names)} must each be 0 or 1")
+
+
 def as_count(value: Any) -> int | None:
     """``value`` as a Python int when it is an integer (numpy's included, bool excluded)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

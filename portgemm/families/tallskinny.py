@@ -16,23 +16,16 @@ from math import ceil
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, reduce_step, restriction
+from .base import LaunchPlan, Params, Variant, reduce_step, restriction, switches
 from .phvm import INT_LIMIT, POWERS_OF_TWO
 
 LOCAL_BYTES = 16384  # local memory for the group's sums, well inside every device's 32 KB+
-
-
 LANES = 32  # the run of work-items a butterfly (REDUCE=1) exchanges across
 
 
 @restriction("BS must be a power of two (the work-group sums by halving)")
 def _power_of_two(p: Params) -> bool:
     return p["BS"] & (p["BS"] - 1) == 0
-
-
-@restriction("REDUCE and FUSE are switches: 0 or 1")
-def _switches(p: Params) -> bool:
-    return p["REDUCE"] in (0, 1) and p["FUSE"] in (0, 1)
 
 
 @restriction(f"REDUCE=1 needs BS >= {LANES} (its butterfly runs across {LANES} work-items)")
@@ -53,13 +46,14 @@ class TallSkinny(Variant):
     name = "tallskinny"
     source_file = "tallskinny.cl"
     summary = ("small M x N, deep K: a whole tile of C per work-item over a coalesced slice "
-               "of K, partial tiles reduced in a second pass (deterministic)")
+               "of K, partial tiles reduced in a second pass or by the last work-group "
+               "(deterministic)")
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
              "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16],
              "REDUCE": [0, 1], "FUSE": [0, 1]}
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0}
     flags = ("REDUCE", "FUSE")
-    restrictions = (_power_of_two, _switches, _butterfly_lanes)
+    restrictions = (_power_of_two, switches("REDUCE", "FUSE"), _butterfly_lanes)
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)

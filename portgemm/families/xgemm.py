@@ -27,7 +27,7 @@ from ..errors import ParameterError
 from math import ceil
 
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, reduce_step, restriction
+from .base import LaunchPlan, Params, Variant, reduce_step, restriction, switches
 from .sources import kernel_parameters
 
 SOURCE_FILE = "xgemm.cl"
@@ -89,11 +89,6 @@ def _nwi(p: Params) -> int:
 @restriction("VW, VWM and VWN must each be 1, 2, 4 or 8")
 def _widths(p: Params) -> bool:
     return all(p[key] in VECTOR_WIDTHS for key in ("VW", "VWM", "VWN"))
-
-
-@restriction("PAD and DOUBLE_BUFFER must each be 0 or 1")
-def _flags(p: Params) -> bool:
-    return all(p[key] in (0, 1) for key in ("PAD", "DOUBLE_BUFFER"))
 
 
 @restriction("ASYNC_STAGES must be 0, 2 or 3, and 0 with DOUBLE_BUFFER = 1 (asynchronous "
@@ -185,7 +180,7 @@ class XGemm(Variant):
     }
     defaults = dict(PORTABLE_DEFAULTS)
     flags = FLAGS
-    restrictions = (_widths, _flags, _async, _rows_split, _cols_split, _vectors_fit,
+    restrictions = (_widths, switches("PAD", "DOUBLE_BUFFER"), _async, _rows_split, _cols_split, _vectors_fit,
                     _even_loads, _unroll, _warp_patch)
 
     presets = {"gpu": GPU_DEFAULTS, "cpu": CPU_DEFAULTS}
