@@ -85,7 +85,8 @@ def test_float64(device, variant):
 
 
 @pytest.mark.parametrize("split", [2, 3, 8])
-@pytest.mark.parametrize("shape", [(1, 1, 1), (67, 45, 1000), (130, 129, 777), (5, 3, 2)])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (67, 45, 1000), (130, 129, 777), (5, 3, 2),
+                                   (515, 513, 70)])  # a C summed 4 elements a work-item
 def test_xgemm_split_k(device, split, shape):
     from portgemm.families.xgemm import CPU_DEFAULTS
 
@@ -236,6 +237,30 @@ def test_split_model_fills_the_device_and_keeps_slabs():
     assert split <= 8  # a few layers fill the device; more only add partial products
     assert ksplit(gpu(compute_units=1), params, 1024, 1024, 16384, 4)[0] == 1
     assert ksplit(gpu(), params, 64, 64, 64, 4)[0] == 1  # 4 slabs: too shallow to split
+
+
+def test_split_model_evens_out_the_last_wave():
+    """4097^2 in 128 x 128 tiles is 1089 groups on 132 SMs: 9 waves, the last a quarter
+    full; three layers of shorter groups fill 25 (the H200 ran 3 layers fastest of 1-4,
+    bench/results/2026-11-22-h200-tail). 4096^2 and 8193^2 end in full waves, and a CPU
+    runtime deals its groups to cores as they free up."""
+    from portgemm.families.xgemm import GPU_DEFAULTS
+
+    params = dict(GPU_DEFAULTS)
+    split, why = ksplit(gpu(), params, 4097, 4097, 4097, 4)
+    assert split == 3 and "last of 9 waves is 25% full" in why
+    assert ksplit(gpu(), params, 3000, 3000, 3000, 4)[0] > 1
+    for n in (4096, 8192, 8193, 2048):
+        assert ksplit(gpu(), params, n, n, n, 4)[0] == 1, n
+    cpu = gpu(type="cpu", vendor="Intel(R) Corporation", handle=None, compute_units=2)
+    assert ksplit(cpu, params, 4097, 4097, 4097, 4)[0] == 1
+    # six 32 x 64 groups an SM: the last wave is no wave (measured slower split)
+    medium = dict(GPU_DEFAULTS, MWG=32, NWG=64, MDIMC=8, NDIMC=8, VW=1, VWM=4, KWG=32,
+                  DOUBLE_BUFFER=0, KUNROLL=8, WARPN=8)
+    for n in (1000, 1500, 2000):
+        assert ksplit(gpu(), medium, n, n, n, 4)[0] == 1, n
+    chosen = choose(gpu(), 4097, 4097, 4097, sources=[])
+    assert chosen.params["KSPLIT"] == 3 and "waves" in chosen.reason
 
 
 def test_bandwidth_model_on_cpu_and_gpu():

@@ -29,6 +29,11 @@ from .traits import traits
 
 MIN_SLABS = 4
 MAX_SPLIT = 8192
+# the last wave (tail_split): layers tried, the flops a GPU does in the time it moves a
+# byte (FP32 on an H200: ~43 TFLOPS against ~4 TB/s), and the least saving worth a split
+TAIL_SPLITS = (2, 3, 4)
+BALANCE = 11
+TAIL_GAIN = 0.02
 # registers of an xgemm work-item: its private values (accumulators, operands, staged
 # loads) times REGISTER_FACTOR plus REGISTER_OVERHEAD (addresses and counters): the
 # H200's 128 x 128 preset holds one group per SM, as the ~170 registers it builds to do
@@ -66,4 +71,39 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int,
     why = (f"split-K model: {tiles} tiles of {params['MWG']}x{params['NWG']}, "
            f"{known.compute_units} compute units x {per_unit} group(s), {slabs} slabs of "
            f"K: KSPLIT={split}")
+    if split == 1 and device.type == "gpu" and per_unit == 1:
+        split, saved = tail_split(tiles, slots, slabs, k, itemsize)
+        if split > 1 and split * m * n * itemsize <= budget:
+            why += (f"; the last of {ceil(tiles / slots)} waves is "
+                    f"{tiles / slots % 1:.0%} full: KSPLIT={split} (model: {saved:.0%} "
+                    f"less time)")
+        else:
+            split = 1
     return split, why
+
+
+def tail_split(tiles: int, slots: int, slabs: int, k: int, itemsize: int) -> tuple[int, float]:
+    """(KSPLIT, predicted saving) that evens out the last wave of a C of many tiles.
+
+    A GPU runs ``slots`` groups at once, so a C of ``tiles`` groups takes
+    ceil(tiles / slots) waves, the last one maybe nearly empty (4097^2 in 128 x 128 tiles
+    on 132 SMs: 9 waves where 4096^2 takes 8). S layers of groups S times shorter fill
+    their waves better; their partial products cost a sum that reads S slices of C and
+    writes C, priced at BALANCE flops a byte against the GEMM's 2K flops an element.
+    Only where a compute unit holds one group (the caller checks): with several, a unit
+    short of groups in the last wave runs the rest faster (the H200's 32 x 64 medium tile,
+    6 a unit, ran 1000^3 at 68% of cuBLAS split in 3 against 84% whole). Nor for CPU
+    runtimes, which deal groups to their cores as the cores free up.
+    """
+    def waves_times_slabs(split):
+        return ceil(tiles * split / slots) * ceil(slabs / split)
+
+    whole = waves_times_slabs(1)
+    best, best_time = 1, 1.0
+    for split in TAIL_SPLITS:
+        if slabs // split < MIN_SLABS:
+            break
+        time = waves_times_slabs(split) / whole + (split + 1) * itemsize * BALANCE / (2 * k)
+        if time < best_time:
+            best, best_time = split, time
+    return (best, 1 - best_time) if best_time < 1 - TAIL_GAIN else (1, 0.0)

@@ -81,11 +81,19 @@ class LaunchPlan:
         return (Step(self.ndrange, self.defines, self.kernel, "", self.args),) + self.more
 
 
+# C of at least this many elements is summed 4 elements a work-item (kernels_cl/reduce.cl):
+# enough work-items remain to fill a GPU; smaller ones (tall-skinny C) keep one each.
+SUM_VEC_ELEMENTS = 1 << 18
+
+
 def reduce_step(m: int, n: int, slices: int, workspace: str = "W0") -> Step:
     """kernels_cl/reduce.cl's sum_slices: C = the sum of ``slices`` M x N partial products
     in ``workspace``, in slice order."""
-    return Step(NDRange.covering((m, n), (1, min(64, n))), (), "sum_slices", "reduce.cl",
-                ("M", "N", slices, workspace, "C", "ldc"))
+    vec = 4 if m * n >= SUM_VEC_ELEMENTS and n >= 4 else 1
+    columns = ceil(n / vec)
+    local = min(256, -(-columns // 32) * 32)  # whole warps
+    return Step(NDRange.covering((m, columns), (1, local)), (("SUM_VEC", vec),),
+                "sum_slices", "reduce.cl", ("M", "N", slices, workspace, "C", "ldc"))
 
 
 @dataclass(frozen=True)
