@@ -78,3 +78,36 @@ def test_clblast_reference_is_none_without_pyclblast(any_device, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_pyclblast)
     a = np.ones((4, 4), np.float32)
     assert time_clblast(a, a, any_device, 1, 0) is None
+
+
+def test_reference_is_timed_turn_about(monkeypatch):
+    """On a CPU, numpy runs in blocks alternating with the case's, each block after a
+    pause and one untimed call, so both sides see the machine in the same state."""
+    from portgemm.bench import runner
+
+    monkeypatch.setattr(runner, "SETTLE_S", 0)
+    log = []
+
+    def ours():
+        log.append("o")
+        return len(log)
+
+    def numpy_ms():
+        log.append("r")
+        return 2.0 if len(log) % 2 else 4.0
+
+    runs, ref_ms = runner.turn_about(ours, numpy_ms, 7)
+    assert len(runs) == 7 and len(ref_ms) == 7 and set(ref_ms) <= {2.0, 4.0}
+    assert "".join(log) == "ooo" "rrr" "ooo" "rrr" "oooo" "rrrr"
+
+
+def test_cpu_rows_carry_their_own_numpy_time(any_device, tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["--device", any_device.filter_string, "--variant", "naive,tiled",
+                 "--sizes", "48", "--reps", "3", "--json", str(out), "--no-progress"]) == 0
+    records = json.loads(out.read_text())
+    for r in records:
+        assert r["ref_ms"] > 0
+        assert r["ref_gflops"] == pytest.approx(2 * 48**3 / (r["ref_ms"] * 1e6))
+    if any_device.type != "gpu":  # timed beside each row: two rows, two medians
+        assert records[0]["ref_ms"] != records[1]["ref_ms"]

@@ -20,7 +20,7 @@ from ..backends import get_backend
 from ..cli import (Parser, check_minimums, stdout_closed_quietly, writable_output,
                    write_atomically)
 from ..errors import PortgemmError
-from .references import time_clblast, time_cublas, time_numpy
+from .references import numpy_call_ms, time_clblast, time_cublas, time_numpy
 from .runner import RECORD_FIELDS, BenchRecord, bench_case, parse_sizes
 from .targets import Target, check_variant_names, parse_targets, variants_for
 
@@ -144,12 +144,16 @@ def run(args) -> list[BenchRecord]:
             ref = references[-1] if target.device.type == "gpu" else references[0]
             clblast = (time_clblast(a, b, target.opencl_device, args.reps, args.warmup)
                        if target.opencl_device is not None and not args.no_clblast else None)
+            # a CPU shares the host with numpy: numpy runs again between its runs
+            beside = numpy_call_ms(a, b) if target.device.type != "gpu" else None
             for variant in names:
                 progress.set_description(f"{variant} {m}x{n}x{k} {target.label}")
                 record = bench_case(target, variant, params_for(variant, requested, target),
-                                    a, b, reference64, reps=args.reps, warmup=args.warmup)
-                record.reference, record.ref_ms = ref.library, ref.ms
-                record.ref_gflops = ref.gflops(m, n, k)
+                                    a, b, reference64, reps=args.reps, warmup=args.warmup,
+                                    beside=beside)
+                record.reference = ref.library
+                record.ref_ms = record.ref_ms or ref.ms
+                record.ref_gflops = 2.0 * m * n * k / (record.ref_ms * 1e6)
                 if record.gflops is not None:
                     record.pct_of_ref = 100.0 * record.gflops / record.ref_gflops
                 if clblast is not None:
@@ -248,7 +252,8 @@ def main(argv=None) -> int:
             print(f"{filter_string}: {name}")
         print(table(records))
         print("kernel ms: OpenCL event time, median; wall ms: whole call with transfers, "
-              "median; GFLOPS from kernel ms; reference timed in this run"
+              "median; GFLOPS from kernel ms; reference timed in this run (numpy, for a CPU "
+              "device: between that row's runs)"
               + ("; CLBlast: pyclblast on the same device, whole call (helper kernels "
                  "included)" if any(r.clblast_ms is not None for r in records) else ""))
         for note in model_notes(records, args.targets):

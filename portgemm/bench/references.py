@@ -20,6 +20,17 @@ class ReferenceTiming:
         return 2.0 * m * n * k / (self.ms * 1e6)
 
 
+def numpy_call_ms(a: np.ndarray, b: np.ndarray):
+    """A function that runs ``a @ b`` once and returns its wall time in ms: what the bench
+    calls between portgemm's runs of a case on a CPU, so that both see the same load."""
+    def call() -> float:
+        start = time.perf_counter()
+        a @ b
+        return (time.perf_counter() - start) * 1e3
+
+    return call
+
+
 def time_numpy(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> ReferenceTiming:
     """Median wall time of ``a @ b`` (numpy's BLAS, threads as it is configured).
 
@@ -27,14 +38,10 @@ def time_numpy(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> Referenc
     small product's time is easily disturbed.
     """
     warmup, reps = max(warmup, 3), max(reps, 10)
+    call = numpy_call_ms(a, b)
     for _ in range(warmup):
-        a @ b
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        a @ b
-        times.append((time.perf_counter() - start) * 1e3)
-    return ReferenceTiming("numpy", statistics.median(times))
+        call()
+    return ReferenceTiming("numpy", statistics.median(call() for _ in range(reps)))
 
 
 def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> ReferenceTiming | None:

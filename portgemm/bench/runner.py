@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import statistics
+import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -66,9 +67,38 @@ def parse_sizes(text: str) -> list[tuple[int, int, int]]:
     return shapes
 
 
+# turn_about: blocks of runs a side, and the pause before each block that lets the other
+# side's idle threads stop spinning (OpenBLAS's spin for ~0.1 s after a call, and took a
+# 256^3 numpy call from 0.1 to 1.3 ms right after an OpenCL kernel on a 2-core machine)
+TURNS = 3
+SETTLE_S = 0.15
+
+
+def turn_about(call: Callable, beside: Callable[[], float], reps: int) -> tuple[list, list]:
+    """``reps`` results of ``call`` and ``reps`` times of ``beside``, taken in TURNS blocks
+    a side, alternating; each block starts with a pause and one untimed call."""
+    runs, beside_ms = [], []
+    for turn in range(TURNS):
+        size = reps * (turn + 1) // TURNS - reps * turn // TURNS
+        if size == 0:
+            continue
+        for side, results in ((call, runs), (beside, beside_ms)):
+            time.sleep(SETTLE_S)
+            side()
+            results.extend(side() for _ in range(size))
+    return runs, beside_ms
+
+
 def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
-               b: np.ndarray, reference64: np.ndarray, *, reps: int, warmup: int) -> BenchRecord:
-    """Warm up, then time ``reps`` runs; the first result is checked against float64."""
+               b: np.ndarray, reference64: np.ndarray, *, reps: int, warmup: int,
+               beside: Callable[[], float] | None = None) -> BenchRecord:
+    """Warm up, then time ``reps`` runs; the first result is checked against float64.
+
+    ``beside`` (a reference call returning its ms) is timed turn about with the case
+    (:func:`turn_about`) and its median becomes the record's ``ref_ms``: on a shared
+    machine whose speed drifts from minute to minute, a ratio of runs taken turn about is
+    fair where one of runs taken minutes apart is not.
+    """
     m, k = a.shape
     n = b.shape[1]
     record = BenchRecord(target.device.name, target.label, variant, dict(params or {}),
@@ -85,7 +115,10 @@ def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
         record.variant = first.variant if variant != "auto" else f"auto:{first.variant}"
         for _ in range(max(warmup - 1, 0)):
             call()
-        runs = [call() for _ in range(reps)]
+        if beside is None:
+            runs, beside_ms = [call() for _ in range(reps)], []
+        else:
+            runs, beside_ms = turn_about(call, beside, reps)
     except BuildError as exc:
         record.status = f"build failed: {exc.first_error or exc}"
         return record
@@ -95,6 +128,8 @@ def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
     record.kernel_ms = statistics.median(r.kernel_ms for r in runs)
     record.wall_ms = statistics.median(r.wall_ms for r in runs)
     record.gflops = 2.0 * m * n * k / (record.kernel_ms * 1e6)
+    if beside_ms:
+        record.ref_ms = statistics.median(beside_ms)
     record.relerr = relative_error(first.c, reference64)
     if not record.relerr <= tolerance(a.dtype, k):  # NaN (an unwritten element) fails too
         record.status = "WRONG"
