@@ -407,3 +407,27 @@ def test_gemm_tolerance_can_fail():
     c = gemm_threads(a, b, num_threads=2)
     c[12, 30] += 1e-2 * np.abs(c).max()  # one slightly wrong element is noticed
     assert relative_error(c, a, b) > tolerance(np.float32, 67)
+
+
+def test_prefer_wide_vectors_reaches_the_compiled_code():
+    """The hint the threaded kernels start with is in the LLVM function, and on a CPU
+    with AVX-512 the loop is vectorised with 512-bit registers."""
+    from numba import njit
+
+    from portgemm.backends.jit import prefer_wide_vectors
+
+    @njit(fastmath=True)
+    def dot(x, y):
+        prefer_wide_vectors()
+        total = np.float32(0)
+        for k in range(x.shape[0]):
+            total += x[k] * y[k]
+        return total
+
+    x = np.arange(1000, dtype=np.float32)
+    assert dot(x, x) == pytest.approx(float(x @ x), rel=1e-5)
+    signature = dot.signatures[0]
+    assert '"prefer-vector-width"="512"' in dot.inspect_llvm(signature)
+    cpuinfo = "/proc/cpuinfo"
+    if os.path.exists(cpuinfo) and " avx512f " in open(cpuinfo).read().replace("\n", " "):
+        assert "zmm" in dot.inspect_asm(signature)

@@ -4,7 +4,7 @@ event, beside the device's copy bandwidth and an empty kernel's event time, for 
 GS x BS and each way of summing (REDUCE, FUSE).
 
     python3 bench/gpu/tallskinny_parts.py [--json parts.json] [--k 2097152] [--device gpu]
-        [--sizes 3,5,8] [--grid] [--modes 00,10,11] [--tile 16x16]
+        [--sizes 3,5,8] [--grid] [--modes 00,10,11] [--tile 16x16] [--auto]
 
 --grid sweeps GS x BS over 64..1024 x 128..1024 instead of six points. The tile is the
 bandwidth model's (all of C where it has at most 128 values, else 8 x N) unless --tile.
@@ -20,6 +20,7 @@ import statistics
 import numpy as np
 
 import portgemm
+from portgemm.auto import choose
 from portgemm.backends.opencl import launch_plan
 from portgemm.families import get_variant
 
@@ -82,6 +83,8 @@ def main():
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--tile", help="tile_y x tile_x for every shape, e.g. 16x16")
     parser.add_argument("--modes", default=",".join(f"{r}{f}" for r, f in MODES))
+    parser.add_argument("--auto", action="store_true",
+                        help="time the steps of auto's choice (any variant) instead")
     args = parser.parse_args()
     device = portgemm.select_device(args.device)
     queue = portgemm.Queue.for_device(device)
@@ -104,6 +107,20 @@ def main():
             tile = (mn, mn) if mn * mn <= 128 else (8, mn)
             if args.tile:
                 tile = tuple(min(mn, int(x)) for x in args.tile.split("x"))
+            if args.auto:
+                chosen = choose(device, mn, mn, k)
+                got = parts(queue, get_variant(chosen.variant), chosen.params, a_dev, b_dev)
+                err = float(np.linalg.norm(got.pop("c") - ref) / np.linalg.norm(ref))
+                records["rows"].append({"m": mn, "k": k, "variant": chosen.variant,
+                                        "params": chosen.params, **got, "relerr": err})
+                shown = {x: chosen.params[x] for x in ("MWG", "NWG", "KSPLIT", "GS", "BS")
+                         if x in chosen.params}
+                print(f"{mn:2d}x{mn:<2d} K={k} auto {chosen.variant} {shown} steps "
+                      + " + ".join(f"{t * 1e3:6.1f}" for t in got["steps_ms"])
+                      + f" us  span {got['span_ms'] * 1e3:6.1f} us  ideal {ideal_ms * 1e3:5.1f} us"
+                      f"  {ideal_ms / sum(got['steps_ms']):.0%} of copy BW  err {err:.1e}",
+                      flush=True)
+                continue
             for (gs, bs), (reduce, fuse) in itertools.product(configs, modes):
                 params = {"GS": gs, "BS": bs, "tile_y": tile[0], "tile_x": tile[1],
                           "REDUCE": reduce, "FUSE": fuse}

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 
 def numba_cache_dir() -> Path:
@@ -82,3 +83,25 @@ def cached_njit(**options):
                 pass
         return dispatcher
     return decorate
+
+
+@intrinsic
+def prefer_wide_vectors(typingctx):
+    """Called first thing in a numba kernel, asks LLVM for 512-bit vectors in that function
+    (and what it inlines). LLVM's tuning for Intel's AVX-512 cores prefers 256-bit
+    vectors, numba passes no per-function width, and the process-wide NUMBA_CPU_FEATURES
+    would change every numba function of the user's too. On a CPU without AVX-512 the
+    widest legal vectors stay the limit. The threaded 4 x 6 kernel ran 1.5x faster with
+    it on a 2-core Xeon (Emerald Rapids): 210 against 141 GFLOPS at 2048 with 2 threads.
+    """
+    def codegen(context, builder, signature, args):
+        # an LLVM string attribute on the function being compiled; llvmlite's add()
+        # takes only attributes without values, so the set is filled directly (a hint:
+        # where an llvmlite keeps attributes otherwise, it is left out)
+        try:
+            set.add(builder.function.attributes, '"prefer-vector-width"="512"')
+        except (AttributeError, TypeError):
+            pass
+        return context.get_dummy_value()
+
+    return types.void(), codegen
