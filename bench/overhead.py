@@ -30,13 +30,16 @@ def bare_launch(queue, kernel, a, b, c, global_size, local_size):
     cl.enqueue_copy(q, c, buf_c, wait_for=[event], is_blocking=True)
 
 
-def timed(fn, reps):
-    samples = []
+def timed_in_turn(fns, reps):
+    """Median microseconds of each function, called in turn (a, b, c, a, b, c, ...): a
+    shared machine's drift and PoCL's thread wake-ups fall on all of them alike."""
+    samples = [[] for _ in fns]
     for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e6
+        for fn, times in zip(fns, samples):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return [statistics.median(times) * 1e6 for times in samples]
 
 
 def main():
@@ -62,10 +65,11 @@ def main():
     for _ in range(50):
         portgemm.matmul(a, b, device=device)
         bare_launch(queue, kernel, a, b, c, *sizes)
-    for _ in range(3):  # interleave to share any drift
-        bare = timed(lambda: bare_launch(queue, kernel, a, b, c, *sizes), args.reps)
-        ours = timed(lambda: portgemm.matmul(a, b, device=device), args.reps)
-        ours_dev = timed(lambda: portgemm.matmul(a, b, device=device.filter_string), args.reps)
+    for _ in range(3):
+        bare, ours, ours_dev = timed_in_turn(
+            [lambda: bare_launch(queue, kernel, a, b, c, *sizes),
+             lambda: portgemm.matmul(a, b, device=device),
+             lambda: portgemm.matmul(a, b, device=device.filter_string)], args.reps)
         print(f"{device.description} {n}x{n}x{n} {choice.variant}: bare pyopencl {bare:.1f} us, "
               f"matmul(device=Device) {ours:.1f} us ({ours / bare:.2f}x), "
               f"matmul(device='{device.filter_string}') {ours_dev:.1f} us ({ours_dev / bare:.2f}x)")

@@ -18,3 +18,4 @@ TAILN=20 step splitk_parts 120 python3 splitk_parts.py
 TAILN=30 step wave_tail 150 python3 wave_tail.py
 TAILN=10 step goals 150 python3 goals.py --json "$out/goals.json"
 TAILN=6 step deep 120 python3 shapes.py --only deep --json "$out/deep.json"
+TAILN=6 step m16_parts 120 python3 tallskinny_parts.py --auto --sizes 8,16 --k 2097152 --k 33554432
