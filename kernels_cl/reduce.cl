@@ -12,7 +12,7 @@
 #include "common.h"
 
 #ifndef SUM_VEC
-#define SUM_VEC 1
+#define SUM_VEC 1        // elements of a row of C per work-item: 1 or 4
 #endif
 
 #define SUM_CAT_(a, b) a##b
