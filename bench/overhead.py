@@ -31,14 +31,16 @@ def bare_launch(queue, kernel, a, b, c, global_size, local_size):
 
 
 def timed_in_turn(fns, reps):
-    """Median microseconds of each function, called in turn (a, b, c, a, b, c, ...): a
-    shared machine's drift and PoCL's thread wake-ups fall on all of them alike."""
+    """Median microseconds of each function, called in turn and in a rotating order (a b c,
+    b c a, c a b, ...): a shared machine's drift, PoCL's thread wake-ups and whatever the
+    previous call leaves behind fall on all of them alike."""
     samples = [[] for _ in fns]
-    for _ in range(reps):
-        for fn, times in zip(fns, samples):
+    for rep in range(reps):
+        for i in range(len(fns)):
+            index = (rep + i) % len(fns)
             start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
+            fns[index]()
+            samples[index].append(time.perf_counter() - start)
     return [statistics.median(times) * 1e6 for times in samples]
 
 
