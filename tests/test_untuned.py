@@ -144,3 +144,35 @@ def test_quick_refuses_a_variant_or_model(extra, capsys):
     with pytest.raises(SystemExit) as stop:
         tune_cli.main(["--quick", *extra])
     assert stop.value.code == 2 and "--quick" in capsys.readouterr().err
+
+
+def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
+    """The search's fastest few and the start are timed again in turn, and the lowest
+    median wins, whatever one noisy pass of the search said."""
+    from portgemm.tune import quick
+    from portgemm.tune.results import Candidate, Record, TuneResult
+
+    def candidate(tile_x, ms):
+        params = {"tile_y": 2, "tile_x": tile_x, "wg_y": 1, "wg_x": 1}
+        return Candidate(params, "ok", [Record(params, (32, 32, 32), "ok", kernel_ms=ms)])
+
+    fast, faster, start = candidate(4, 1.1), candidate(2, 1.0), candidate(8, 5.0)
+    slow = [candidate(x, 2.0 + x / 100) for x in (16, 32, 64)]
+    result = TuneResult("tiled", device, [(32, 32, 32)], "float32", "model",
+                        [faster, fast, start, *slow], faster, 6, 6, 0, 1.0)
+    again = {2: 2.0, 4: 1.2, 8: 0.9, 16: 3.0, 32: 3.0, 64: 3.0}
+    timed = []
+
+    def fake_measure(queue, variant, params, work, reps, warmup):
+        timed.append(params["tile_x"])
+        ms = again[params["tile_x"]]
+        return Record(dict(params), work.size, "ok", kernel_ms=ms, times_ms=[ms] * reps)
+
+    monkeypatch.setattr(quick, "measure", fake_measure)
+    picked = quick.showdown(result, start.params)
+    assert picked.best.params == start.params and picked.best.kernel_ms == 0.9
+    assert "showdown of 5" in picked.strategy
+    # the four fastest of the search, then the start, in turn, three rounds
+    assert timed == [2, 4, 16, 32, 8] * quick.SHOWDOWN_ROUNDS
+    # without the start among them, the fastest of the four again
+    assert quick.showdown(result, None).best.params == fast.params

@@ -12,7 +12,10 @@ the exact device level: ``auto`` then uses it at once.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import math
+import statistics
 from typing import Mapping
 
 import numpy as np
@@ -22,6 +25,8 @@ from ..auto.default import ordinary_candidates
 from ..auto.shapes import SIZE_CLASSES
 from ..families import get_variant
 from ..runtime.device import Device
+from ..runtime.queue import Queue
+from .measure import Workload, measure
 from .results import TuneResult
 from .tuner import tune
 
@@ -43,13 +48,57 @@ QUICK_SPACES: dict[str, Mapping[str, list]] = {
 }
 
 
+# the showdown: the search's fastest few, the starting point among them, timed again in
+# turn; on a shared 2-core machine one pass of 2 runs a candidate picked a configuration
+# 11% slower than the start it had measured first (PoCL, 1024)
+SHOWDOWN_SIZE = 4
+SHOWDOWN_ROUNDS = 3
+
+
 def quick_tune(device: Device, *, size: int = QUICK_SIZE, budget_s: float = QUICK_BUDGET_S,
                dtype="float32", progress: bool = True, cache_file=None) -> TuneResult:
     """Tune the device's own family around its starting point (see the module)."""
     variant, start, _ = ordinary_candidates(device, np.dtype(dtype).itemsize)[0]
-    return tune(get_variant(variant), device, [size], space=QUICK_SPACES[compiler_kind(device)],
-                strategy="model", fraction=1.0, budget_s=budget_s, reps=2, warmup=1,
-                dtype=dtype, progress=progress, cache_file=cache_file, first=[start])
+    result = tune(get_variant(variant), device, [size],
+                  space=QUICK_SPACES[compiler_kind(device)], strategy="model", fraction=1.0,
+                  budget_s=budget_s, reps=2, warmup=1, dtype=dtype, progress=progress,
+                  cache_file=cache_file, first=[start])
+    return showdown(result, start)
+
+
+def showdown(result: TuneResult, start: Mapping | None = None) -> TuneResult:
+    """The result with its best chosen again: the SHOWDOWN_SIZE fastest candidates (and
+    ``start``, when it ran), measured SHOWDOWN_ROUNDS times in turn on one queue, the
+    lowest median winning. Its record then holds the showdown's times."""
+    ok = sorted(result.ok, key=lambda c: c.kernel_ms)
+    finalists = ok[:SHOWDOWN_SIZE]
+    first = next((c for c in ok if start is not None and c.params == dict(start)), None)
+    if first is not None and first not in finalists:
+        finalists.append(first)
+    if len(finalists) < 2 or len(result.sizes) != 1:
+        return result
+    variant = get_variant(result.variant)
+    queue = Queue(result.device)
+    work = Workload(result.sizes[0], np.dtype(result.dtype), seed=0)
+    times: list[list[float]] = [[] for _ in finalists]
+    for _ in range(SHOWDOWN_ROUNDS):
+        for index, candidate in enumerate(finalists):
+            record = measure(queue, variant, candidate.params, work, reps=2, warmup=1)
+            if record.status == "ok":
+                times[index].extend(record.times_ms)
+    medians = [statistics.median(t) if t else math.inf for t in times]
+    index = min(range(len(finalists)), key=medians.__getitem__)
+    if not math.isfinite(medians[index]):
+        return result
+    winner = finalists[index]
+    size = result.sizes[0]
+    flops = 2.0 * size[0] * size[1] * size[2]
+    record = dataclasses.replace(winner.records[0], kernel_ms=medians[index],
+                                 gflops=flops / (medians[index] * 1e6), times_ms=times[index],
+                                 cached=False)
+    best = dataclasses.replace(winner, records=[record])
+    return dataclasses.replace(result, best=best,
+                               strategy=f"{result.strategy}, showdown of {len(finalists)}")
 
 
 def quick_entries(result: TuneResult) -> list[dict]:
