@@ -3,52 +3,21 @@
  * W[s][i][j] = W[(s * M + i) * N + j], added in slice order so the result is the same,
  * bit for bit, on every run.
  *
- * -D SUM_VEC   1 or 4: elements of a row of C per work-item. 4 (for a C of many
- *              elements) reads and writes them as vectors: a sum of 4097^2 elements ran at
- *              ~2 TB/s one element a work-item and ~4 TB/s with 4 on an H200
- *              (bench/gpu/splitk_parts.py). The row's last N % 4 go one by one.
- *              NDRange: (M, ceil(N / SUM_VEC)) rounded up to the work-group.
- * -D SUM_LANES 1, or the work-items that share one element of C (a small C over many
- *              slices: 16 x 16 split 1024 ways). Lane l adds slices l, l + SUM_LANES, ...
- *              in order, then the first lane adds the lanes' sums in lane order: a fixed
- *              order on every run. Work-groups of 32 elements x SUM_LANES lanes.
- *              NDRange: (SUM_LANES, M * N rounded up to 32), ldc = N.
+ * -D SUM_VEC  1 or 4: elements of a row of C per work-item. 4 (for a C of many
+ *             elements) reads and writes them as vectors: a sum of 4097^2 elements ran at
+ *             ~2 TB/s one element a work-item and ~4 TB/s with 4 on an H200
+ *             (bench/gpu/splitk_parts.py). The row's last N % 4 go one by one.
+ * NDRange: (M, ceil(N / SUM_VEC)) rounded up to the work-group.
  */
 #include "common.h"
 
 #ifndef SUM_VEC
 #define SUM_VEC 1        // elements of a row of C per work-item: 1 or 4
 #endif
-#ifndef SUM_LANES
-#define SUM_LANES 1      // work-items sharing an element of C, each a stride of the slices
-#endif
-#define SUM_RUN 32       // elements of C per work-group when SUM_LANES > 1
 
 #define SUM_CAT_(a, b) a##b
 #define SUM_CAT(a, b) SUM_CAT_(a, b)
 
-#if SUM_LANES > 1
-__kernel __attribute__((reqd_work_group_size(SUM_RUN, SUM_LANES, 1)))
-void sum_slices(const int M, const int N, const int S, __global const REAL *restrict W,
-                __global REAL *restrict C, const int ldc)
-{
-    __local REAL lanes[SUM_LANES][SUM_RUN];
-    const int x = get_local_id(0), lane = get_local_id(1);
-    const long e = get_global_id(0), elements = (long)M * N;
-    REAL acc = 0;
-    if (e < elements)
-        for (int s = lane; s < S; s += SUM_LANES)
-            acc += W[s * elements + e];
-    lanes[lane][x] = acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lane == 0 && e < elements) {
-        REAL total = 0;
-        for (int l = 0; l < SUM_LANES; ++l)
-            total += lanes[l][x];
-        C[e / N * ldc + e % N] = total;
-    }
-}
-#else
 __kernel void sum_slices(const int M, const int N, const int S,
                          __global const REAL *restrict W, __global REAL *restrict C,
                          const int ldc)
@@ -76,4 +45,3 @@ __kernel void sum_slices(const int M, const int N, const int S,
         c[e] = acc;
     }
 }
-#endif

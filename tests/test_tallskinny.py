@@ -98,23 +98,6 @@ def test_xgemm_split_k(device, split, shape):
                                    poison=np.nan).c, a, b)
 
 
-@pytest.mark.parametrize("split", [64, 128])
-@pytest.mark.parametrize("shape", [(7, 5, 20000), (1, 3, 9001), (33, 17, 12000)])
-def test_xgemm_split_k_into_many_slices(device, split, shape):
-    """A small C over many slices: the sum shares each element among lanes of work-items
-    (kernels_cl/reduce.cl, SUM_LANES)."""
-    from portgemm.families.base import reduce_step
-    from portgemm.families.xgemm import CPU_DEFAULTS
-
-    assert dict(reduce_step(shape[0], shape[1], split).defines).get("SUM_LANES", 1) > 1
-    params = dict(CPU_DEFAULTS, MWG=16, NWG=16, MDIMC=8, NDIMC=8, KWG=16, WARPN=8,
-                  KSPLIT=split)
-    for order in ("CC", "FC"):
-        a, b = operands(*shape, order=order)
-        assert_close(portgemm.gemm(a, b, device=device, variant="xgemm", params=params,
-                                   poison=np.nan).c, a, b)
-
-
 # --- determinism -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("variant, params", [
@@ -122,8 +105,6 @@ def test_xgemm_split_k_into_many_slices(device, split, shape):
     ("tallskinny", {"GS": 16, "BS": 64, "tile_y": 4, "tile_x": 4, "REDUCE": 1, "FUSE": 1}),
     ("xgemm", {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 16, "NDIMC": 16, "WARPN": 16,
                "KSPLIT": 4}),
-    ("xgemm", {"MWG": 16, "NWG": 16, "KWG": 16, "MDIMC": 8, "NDIMC": 8, "WARPN": 8,
-               "KSPLIT": 128}),  # summed by lanes of work-items
 ])
 def test_split_kernels_are_bitwise_deterministic(device, variant, params):
     from portgemm.families.tallskinny import butterfly_miscompiled

@@ -84,26 +84,16 @@ class LaunchPlan:
 # C of at least this many elements is summed 4 elements a work-item (kernels_cl/reduce.cl):
 # enough work-items remain to fill a GPU; smaller ones (tall-skinny C) keep one each.
 SUM_VEC_ELEMENTS = 1 << 18
-# A C of fewer elements over at least SUM_LANES_SLICES slices shares each element among
-# lanes of work-items, up to MAX_SUM_LANES (groups of 32 x 16: any device's work-group),
-# each lane adding at least 16 slices
-SUM_LANES_ELEMENTS, SUM_LANES_SLICES, MAX_SUM_LANES = 1 << 14, 64, 16
 
 
 def reduce_step(m: int, n: int, slices: int, workspace: str = "W0") -> Step:
     """kernels_cl/reduce.cl's sum_slices: C = the sum of ``slices`` M x N partial products
-    in ``workspace``, in slice order (or, for a small C over many slices, in a fixed order
-    of lanes, each in slice order)."""
-    args = ("M", "N", slices, workspace, "C", "ldc")
-    if m * n < SUM_LANES_ELEMENTS and slices >= SUM_LANES_SLICES:
-        lanes = min(MAX_SUM_LANES, 1 << (slices // 16).bit_length() - 1)
-        return Step(NDRange.covering((lanes, m * n), (lanes, 32)), (("SUM_LANES", lanes),),
-                    "sum_slices", "reduce.cl", args)
+    in ``workspace``, in slice order."""
     vec = 4 if m * n >= SUM_VEC_ELEMENTS and n >= 4 else 1
     columns = ceil(n / vec)
     local = min(256, -(-columns // 32) * 32)  # whole warps
     return Step(NDRange.covering((m, columns), (1, local)), (("SUM_VEC", vec),),
-                "sum_slices", "reduce.cl", args)
+                "sum_slices", "reduce.cl", ("M", "N", slices, workspace, "C", "ldc"))
 
 
 @dataclass(frozen=True)
