@@ -431,3 +431,20 @@ def test_prefer_wide_vectors_reaches_the_compiled_code():
     cpuinfo = "/proc/cpuinfo"
     if os.path.exists(cpuinfo) and " avx512f " in open(cpuinfo).read().replace("\n", " "):
         assert "zmm" in dot.inspect_asm(signature)
+
+
+def test_packing_buffer_is_reused_up_to_its_limit(monkeypatch):
+    from portgemm.backends import threads
+
+    monkeypatch.setattr(threads, "KEPT_PACKING_BYTES", 4096)
+    monkeypatch.setattr(threads, "_scratch", threading.local())
+    first = threads._packing_buffer((16, 32), np.dtype(np.float32))   # 2048 bytes: kept
+    again = threads._packing_buffer((8, 8), np.dtype(np.float64))     # 512: the same memory
+    assert np.shares_memory(first, again) and again.shape == (8, 8)
+    big = threads._packing_buffer((64, 64), np.dtype(np.float32))     # 16 KiB: fresh
+    assert not np.shares_memory(big, first) and threads._scratch.buffer.nbytes == 2048
+    # and products through it stay right after a smaller and a larger call
+    rng = np.random.default_rng(3)
+    for n in (40, 9, 70):
+        a, b = rng.random((n, n + 1), np.float32), rng.random((n + 1, n - 2), np.float32)
+        assert np.allclose(gemm_threads(a, b, num_threads=2), a @ b, rtol=1e-4, atol=1e-4)

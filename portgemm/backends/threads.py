@@ -249,13 +249,17 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
 
 
 _scratch = threading.local()
+KEPT_PACKING_BYTES = 64 << 20  # a larger B^T is packed into a fresh array, not kept
 
 
 def _packing_buffer(shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
     """An array of ``shape`` for B^T, reused by the calling thread's later calls (each
-    thread keeps its largest). A fresh 16 MB array a call cost ~1500 page faults at
-    2048^2, 20-50 ms of system time on a 2-core VM against ~100 ms of computing."""
+    thread keeps its largest, up to KEPT_PACKING_BYTES). A fresh 16 MB array a call cost
+    ~1500 page faults at 2048^2, 20-50 ms of system time on a 2-core VM against ~100 ms
+    of computing."""
     nbytes = shape[0] * shape[1] * dtype.itemsize
+    if nbytes > KEPT_PACKING_BYTES:
+        return np.empty(shape, dtype)
     buffer = getattr(_scratch, "buffer", None)
     if buffer is None or buffer.nbytes < nbytes:
         buffer = _scratch.buffer = np.empty(nbytes, np.uint8)
