@@ -4,13 +4,7 @@
 # database beside cuBLAS and CLBlast in the same run, and the call overhead.
 #   run with carry [".whl"]:  bash bench/gpu/session_check.sh     (about 9 minutes: the tests take 6-7)
 set -uo pipefail
-source .whl/setup.sh
-export PYTHONUNBUFFERED=1
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-rm -f ~/.cache/portgemm/tuning.json  # the shipped database only
-step() { local name=$1 limit=$2; shift 2; echo "=== $name (limit ${limit}s)";
-         { echo "\$ $*"; timeout "$limit" "$@"; echo "rc=$?"; } > "$out/$name.txt" 2>&1
-         tail -n "${TAILN:-10}" "$out/$name.txt"; }
+source bench/gpu/steps.sh  # $out, step
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$out/gpu.txt"
 python3 -m portgemm.devices > "$out/devices.txt" 2>&1
 TAILN=8 step pytest 480 python3 -m pytest -q -rf --tb=line -p no:cacheprovider tests/

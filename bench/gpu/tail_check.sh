@@ -4,13 +4,7 @@
 # shapes, and auto's choice for the ordinary and deep-K shapes beside cuBLAS.
 #   run with carry [".whl"]:  bash bench/gpu/tail_check.sh     (about 4 minutes)
 set -uo pipefail
-source .whl/setup.sh
-export PYTHONUNBUFFERED=1
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-rm -f ~/.cache/portgemm/tuning.json  # the shipped database only
-step() { local name=$1 limit=$2; shift 2; echo "=== $name (limit ${limit}s)";
-         { echo "\$ $*"; timeout "$limit" "$@"; echo "rc=$?"; } 2>&1 | grep -v -i "warning\|lambda\|prg.build" > "$out/$name.txt"
-         tail -n "${TAILN:-10}" "$out/$name.txt"; }
+source bench/gpu/steps.sh  # $out, step
 TAILN=4 step pytest 200 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
   tests/test_tallskinny.py -k "split or determin or routes or wave"
 cd bench/gpu

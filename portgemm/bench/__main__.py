@@ -20,7 +20,8 @@ from ..backends import get_backend
 from ..cli import (Parser, check_minimums, stdout_closed_quietly, writable_output,
                    write_atomically)
 from ..errors import PortgemmError
-from .references import numpy_call_ms, time_clblast, time_cublas, time_numpy
+from .references import (ReferenceTiming, numpy_call_ms, time_clblast, time_cublas,
+                         time_numpy)
 from .runner import RECORD_FIELDS, BenchRecord, bench_case, parse_sizes
 from .targets import Target, check_variant_names, parse_targets, variants_for
 
@@ -151,9 +152,10 @@ def run(args) -> list[BenchRecord]:
                 record = bench_case(target, variant, params_for(variant, requested, target),
                                     a, b, reference64, reps=args.reps, warmup=args.warmup,
                                     beside=beside)
-                record.reference = ref.library
-                record.ref_ms = record.ref_ms or ref.ms
-                record.ref_gflops = 2.0 * m * n * k / (record.ref_ms * 1e6)
+                # the row's own numpy median where it was taken turn about, else the shape's
+                timing = ReferenceTiming(ref.library, record.ref_ms) if record.ref_ms else ref
+                record.reference, record.ref_ms = timing.library, timing.ms
+                record.ref_gflops = timing.gflops(m, n, k)
                 if record.gflops is not None:
                     record.pct_of_ref = 100.0 * record.gflops / record.ref_gflops
                 if clblast is not None:

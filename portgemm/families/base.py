@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 
 from ..errors import ParameterError
 from ..runtime.device import Device
-from ..runtime.ndrange import NDRange
+from ..runtime.ndrange import NDRange, round_up
 from .sources import kernel_parameters, read_kernel
 
 Params = Mapping[str, Any]
@@ -91,7 +91,7 @@ def reduce_step(m: int, n: int, slices: int, workspace: str = "W0") -> Step:
     in ``workspace``, in slice order."""
     vec = 4 if m * n >= SUM_VEC_ELEMENTS and n >= 4 else 1
     columns = ceil(n / vec)
-    local = min(256, -(-columns // 32) * 32)  # whole warps
+    local = min(256, round_up(columns, 32))  # whole warps
     return Step(NDRange.covering((m, columns), (1, local)), (("SUM_VEC", vec),),
                 "sum_slices", "reduce.cl", ("M", "N", slices, workspace, "C", "ldc"))
 

@@ -91,11 +91,9 @@ def showdown(result: TuneResult, start: Mapping | None = None) -> TuneResult:
     if not math.isfinite(medians[index]):
         return result
     winner = finalists[index]
-    size = result.sizes[0]
-    flops = 2.0 * size[0] * size[1] * size[2]
     record = dataclasses.replace(winner.records[0], kernel_ms=medians[index],
-                                 gflops=flops / (medians[index] * 1e6), times_ms=times[index],
-                                 cached=False)
+                                 gflops=work.flops / (medians[index] * 1e6),
+                                 times_ms=times[index], cached=False)
     best = dataclasses.replace(winner, records=[record])
     return dataclasses.replace(result, best=best,
                                strategy=f"{result.strategy}, showdown of {len(finalists)}")
