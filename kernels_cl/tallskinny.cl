@@ -20,11 +20,20 @@
  *     ticket counter per tile (Z, zero before the launch and left zero after it).
  * No float atomics either way: the same inputs give bit-for-bit the same C on every run.
  *
- * When M or N exceed TM or TN, C is cut into T = ceil(M/TM) * ceil(N/TN) tiles and the
- * work-groups of one K range are numbered consecutively across the tiles (group index
- * = g * T + tile), so the tiles of the same stretch of K run side by side and re-read it
- * from the cache rather than from memory.
- * NDRange: GS * T work-groups of BS work-items (one dimension); any M, N, K >= 1.
+ * When M or N exceed TM or TN, C is cut into T = ceil(M/TM) * ceil(N/TN) tiles. A
+ * work-group holds TG of them (TG divides T), in blocks of BS work-items over the same
+ * run of K, so the TG tiles read each stretch of A and B through one compute unit's
+ * cache: on a GPU, separate groups per tile (TG = 1) re-read it from the shared L2 once
+ * per tile, as much L2 traffic as T / 2 times the memory's for 16 x 16 in tiles of 8 x 8.
+ * The T / TG groups of one K range are numbered consecutively (group index
+ * = g * T / TG + tile group), so where TG < T they still run side by side.
+ *
+ * Where a run of a tile's values lies whole and aligned in memory (a row of a row-major
+ * B, a column of a column-major A: TN or TM a multiple of WIDTH, the pointer and leading
+ * dimension aligned, which the kernel checks once), a work-item reads it as vectors: one
+ * 16-byte load instead of WIDTH loads that each touch a different cache sector when the
+ * neighbouring work-items' runs lie a row apart.
+ * NDRange: GS * T / TG work-groups of BS * TG work-items (one dimension); any M, N, K >= 1.
  */
 #include "common.h"
 
@@ -45,6 +54,22 @@
 #endif
 #ifndef FUSE
 #define FUSE 0      // 1: the last work-group of a tile sums the slices (no second launch)
+#endif
+#ifndef TG
+#define TG 1        // tiles of C a work-group holds, each in a block of BS work-items
+#endif
+#ifndef KU
+#define KU 1        // steps of K whose loads a work-item issues before their products
+#endif
+
+#if USE_FP64
+#define WIDE double2  /* a 16-byte vector of REAL */
+#define WIDTH 2
+#define WIDE_STORE vstore2
+#else
+#define WIDE float4
+#define WIDTH 4
+#define WIDE_STORE vstore4
 #endif
 
 #define QN (TM * TN)  // accumulators per work-item
@@ -91,10 +116,11 @@ inline REAL lane_xor_local(REAL x, int d, __local REAL *swap, int lid) {
 #define DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #endif
 
-/* The group's sum of every work-item's acc[q], for q < QN, into tile[q] (local). */
+/* The block's sum of every work-item's acc[q], for q < QN, into tile[q] (local; tile and
+ * the scratch arrays are the block's own, sid its work-item's place in it). */
 #if REDUCE
 inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *runs,
-                      __local REAL *swap, const int lid)
+                      __local REAL *swap, const int lid, const int sid)
 {
     REAL v[QP];
     #pragma unroll
@@ -155,10 +181,10 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *runs,
         #pragma unroll
         for (int q = 0; q < QP / LANES + 1; ++q)
             if (q < count && base + q < QN)
-                runs[(lid / LANES) * QN + base + q] = v[q];
+                runs[(sid / LANES) * QN + base + q] = v[q];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int q = lid; q < QN; q += BS) {
+    for (int q = sid; q < QN; q += BS) {
         REAL s = 0;
         for (int r = 0; r < BS / LANES; ++r)
             s += runs[r * QN + q];
@@ -167,23 +193,23 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *runs,
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 #else
-inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const int lid)
+inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const int sid)
 {
     #pragma unroll
     for (int q0 = 0; q0 < QN; q0 += RCH) {
         #pragma unroll
         for (int r = 0; r < RCH; ++r)
-            sums[r * BS + lid] = acc[q0 + r];
+            sums[r * BS + sid] = acc[q0 + r];
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int s = BS / 2; s > 0; s >>= 1) {
-            if (lid < s) {
+            if (sid < s) {
                 #pragma unroll
                 for (int r = 0; r < RCH; ++r)
-                    sums[r * BS + lid] += sums[r * BS + lid + s];
+                    sums[r * BS + sid] += sums[r * BS + sid + s];
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        for (int r = lid; r < RCH; r += BS)  /* RCH may exceed BS */
+        for (int r = sid; r < RCH; r += BS)  /* RCH may exceed BS */
             tile[q0 + r] = sums[r * BS];
         barrier(CLK_LOCAL_MEM_FENCE);  /* sums[] is reused by the next round */
     }
@@ -191,7 +217,8 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const i
 #endif
 
 #if FUSE
-/* The last group of a tile adds the GS slices of W into C: PARTS work-items per value,
+/* The last group of a tile adds the GS slices of W into C (a block its own tile, sid its
+ * work-item's place in the block, parts its own): PARTS work-items per value,
  * each over every PARTS-th slice, then the parts in order; fixed order, whichever group
  * is last. W is read volatile: other groups wrote it, past this compute unit's cache.
  * Every group calls it (only the last one reads and writes), so its barrier is reached
@@ -200,9 +227,9 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const i
 inline void sum_tile_slices(const bool last, const int M, const int N, const int m0,
                             const int n0, const int groups, volatile __global const REAL *W,
                             __global REAL *C, const int ldc, __local REAL *parts,
-                            const int lid)
+                            const int sid)
 {
-    for (int slot = lid; slot < PARTS * QN; slot += BS) {
+    for (int slot = sid; slot < PARTS * QN; slot += BS) {
         const int q = slot % QN;
         const int i = m0 + q / TN;
         const int j = n0 + q % TN;
@@ -213,7 +240,7 @@ inline void sum_tile_slices(const bool last, const int M, const int N, const int
         parts[slot] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int q = lid; q < QN; q += BS) {
+    for (int q = sid; q < QN; q += BS) {
         const int i = m0 + q / TN;
         const int j = n0 + q % TN;
         if (last && i < M && j < N) {
@@ -226,7 +253,81 @@ inline void sum_tile_slices(const bool last, const int M, const int N, const int
 }
 #endif
 
-__kernel __attribute__((reqd_work_group_size(BS, 1, 1)))
+/* One step's values at k: the tile's TM values of A and TN of B. wide_a (wide_b): they
+ * lie whole and aligned in memory and are read as WIDE vectors; else one by one, clamped
+ * to the matrix (rows[], cols[]). */
+inline void load_step(REAL *a, REAL *b, const int k,
+                      __global const REAL *restrict A, const int lda, const int *rows,
+                      const bool wide_a,
+                      __global const REAL *restrict B, const int ldb, const int *cols,
+                      const bool wide_b)
+{
+    if (wide_a) {
+        __global const WIDE *run = (__global const WIDE *)(A + k * lda + rows[0]);
+        #pragma unroll
+        for (int v = 0; v < TM / WIDTH; ++v)
+            WIDE_STORE(run[v], v, a);
+    } else {
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            a[y] = A_AT(rows[y], k);
+    }
+    if (wide_b) {
+        __global const WIDE *run = (__global const WIDE *)(B + k * ldb + cols[0]);
+        #pragma unroll
+        for (int v = 0; v < TN / WIDTH; ++v)
+            WIDE_STORE(run[v], v, b);
+    } else {
+        #pragma unroll
+        for (int x = 0; x < TN; ++x)
+            b[x] = B_AT(k, cols[x]);
+    }
+}
+
+inline void add_products(REAL *acc, const REAL *a, const REAL *b)
+{
+    #pragma unroll
+    for (int y = 0; y < TM; ++y)
+        #pragma unroll
+        for (int x = 0; x < TN; ++x)
+            acc[y * TN + x] = MAD(a[y], b[x], acc[y * TN + x]);
+}
+
+/* acc += a[y] * b[x] over the work-item's steps k, k + BS, ... < k_end, KU steps' loads
+ * issued before their products (in step order: the sums do not depend on KU). Callers
+ * pass wide_a and wide_b as constants, so each form compiles into loops of its own. */
+inline void accumulate(REAL *acc, int k, const int k_end,
+                       __global const REAL *restrict A, const int lda, const int *rows,
+                       const bool wide_a,
+                       __global const REAL *restrict B, const int ldb, const int *cols,
+                       const bool wide_b)
+{
+    for (; k + (KU - 1) * BS < k_end; k += KU * BS) {
+        REAL a[KU][TM], b[KU][TN];
+        #pragma unroll
+        for (int u = 0; u < KU; ++u)
+            load_step(a[u], b[u], k + u * BS, A, lda, rows, wide_a, B, ldb, cols, wide_b);
+        #pragma unroll
+        for (int u = 0; u < KU; ++u)
+            add_products(acc, a[u], b[u]);
+    }
+#if KU > 1
+    for (; k < k_end; k += BS) {
+        REAL a[TM], b[TN];
+        load_step(a, b, k, A, lda, rows, wide_a, B, ldb, cols, wide_b);
+        add_products(acc, a, b);
+    }
+#endif
+}
+
+/* Whether n values from p, a run starting at a multiple of n, lie as whole aligned
+ * vectors in every row (lines ld apart) */
+inline bool aligned_runs(__global const REAL *p, const int n, const int ld)
+{
+    return n % WIDTH == 0 && ld % WIDTH == 0 && (size_t)p % sizeof(WIDE) == 0;
+}
+
+__kernel __attribute__((reqd_work_group_size(BS * TG, 1, 1)))
 void partial_tiles(const int M, const int N, const int K,
                    __global const REAL *restrict A, const int lda,
                    __global const REAL *restrict B, const int ldb,
@@ -237,11 +338,14 @@ void partial_tiles(const int M, const int N, const int K,
                    )
 {
     const int lid = get_local_id(0);
+    const int sid = lid % BS;  /* the work-item's place in its tile's block */
+    const int block = lid / BS;
     const int tiles_n = (N + TN - 1) / TN;
     const int tiles = ((M + TM - 1) / TM) * tiles_n;
-    const int tile = get_group_id(0) % tiles;
-    const int g = get_group_id(0) / tiles;
-    const int groups = get_num_groups(0) / tiles;
+    const int tile_groups = tiles / TG;
+    const int tile = (get_group_id(0) % tile_groups) * TG + block;
+    const int g = get_group_id(0) / tile_groups;
+    const int groups = get_num_groups(0) / tile_groups;
     /* Group g's contiguous run of K (whole steps of BS), walked with a stride of BS. */
     const int run = ((K + groups - 1) / groups + BS - 1) / BS * BS;
     const int k_end = min(K, (g + 1) * run);
@@ -262,36 +366,34 @@ void partial_tiles(const int M, const int N, const int K,
     for (int q = 0; q < QN; ++q)
         acc[q] = 0;
 
-    for (int k = g * run + lid; k < k_end; k += BS) {
-        REAL a[TM], b[TN];
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            a[y] = A_AT(rows[y], k);
-        #pragma unroll
-        for (int x = 0; x < TN; ++x)
-            b[x] = B_AT(k, cols[x]);
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            #pragma unroll
-            for (int x = 0; x < TN; ++x)
-                acc[y * TN + x] = MAD(a[y], b[x], acc[y * TN + x]);
-    }
+    const bool wide_a = A_COLMAJOR && m0 + TM <= M && aligned_runs(A, TM, lda);
+    const bool wide_b = !B_COLMAJOR && n0 + TN <= N && aligned_runs(B, TN, ldb);
+    const int k = g * run + sid;
+    if (wide_a && wide_b)
+        accumulate(acc, k, k_end, A, lda, rows, true, B, ldb, cols, true);
+    else if (wide_a)
+        accumulate(acc, k, k_end, A, lda, rows, true, B, ldb, cols, false);
+    else if (wide_b)
+        accumulate(acc, k, k_end, A, lda, rows, false, B, ldb, cols, true);
+    else
+        accumulate(acc, k, k_end, A, lda, rows, false, B, ldb, cols, false);
 
-    __local REAL tile_sum[QN];
+    __local REAL tile_sums[TG * QN];
+    __local REAL *tile_sum = tile_sums + block * QN;
 #if REDUCE
-    __local REAL runs[BS / LANES * QN];
+    __local REAL runs[TG * BS / LANES * QN];
 #if PORTGEMM_PTX
     __local REAL *swap = 0;
 #else
-    __local REAL swap[BS];
+    __local REAL swap[TG * BS];
 #endif
-    group_sum(acc, tile_sum, runs, swap, lid);
+    group_sum(acc, tile_sum, runs + block * (BS / LANES) * QN, swap, lid, sid);
 #else
-    __local REAL sums[RCH * BS];
-    group_sum(acc, tile_sum, sums, lid);
+    __local REAL sums[TG * RCH * BS];
+    group_sum(acc, tile_sum, sums + block * RCH * BS, sid);
 #endif
     __global REAL *w = W + (long)g * M * N;
-    for (int q = lid; q < QN; q += BS) {
+    for (int q = sid; q < QN; q += BS) {
         const int i = m0 + q / TN;
         const int j = n0 + q % TN;
         if (i < M && j < N)
@@ -300,16 +402,17 @@ void partial_tiles(const int M, const int N, const int K,
 
 #if FUSE
     __local int last;
-    __local REAL parts[PARTS * QN];
+    __local REAL parts[TG * PARTS * QN];
     DEVICE_FENCE();  /* this work-item's slice values reach memory before the ticket */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    __global int *ticket = Z + get_group_id(0) % tile_groups;
     if (lid == 0)
-        last = atomic_inc(&Z[tile]) == groups - 1;
+        last = atomic_inc(ticket) == groups - 1;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (last)
         DEVICE_FENCE();
-    sum_tile_slices(last, M, N, m0, n0, groups, W, C, ldc, parts, lid);
+    sum_tile_slices(last, M, N, m0, n0, groups, W, C, ldc, parts + block * PARTS * QN, sid);
     if (last && lid == 0)
-        Z[tile] = 0;  /* ready for the next launch */
+        *ticket = 0;  /* ready for the next launch */
 #endif
 }

@@ -50,6 +50,14 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     ({"GS": 64, "BS": 64, "tile_y": 16, "tile_x": 16, "FUSE": 1}, "CF"),
     ({"GS": 7, "BS": 128, "tile_y": 1, "tile_x": 2, "FUSE": 1}, "CC"),
     ({"GS": 1, "BS": 32, "tile_y": 1, "tile_x": 1, "REDUCE": 1, "FUSE": 1}, "FF"),
+    # several tiles a group (TG; cut to 3, 2 or 1 where C's tile count says so), with
+    # runs read as vectors: B's rows (CC), A's columns (FC), both (FF)
+    ({"GS": 3, "BS": 32, "tile_y": 4, "tile_x": 4, "TG": 4}, "CC"),
+    ({"GS": 5, "BS": 32, "tile_y": 4, "tile_x": 8, "TG": 2, "REDUCE": 1, "FUSE": 1}, "FC"),
+    ({"GS": 4, "BS": 64, "tile_y": 8, "tile_x": 4, "TG": 4, "FUSE": 1}, "FF"),
+    # several steps' loads at once (KU), with the steps left over one by one
+    ({"GS": 3, "BS": 32, "tile_y": 4, "tile_x": 4, "KU": 2}, "CC"),
+    ({"GS": 2, "BS": 64, "tile_y": 3, "tile_x": 8, "KU": 4, "TG": 2, "FUSE": 1}, "CF"),
 ])
 def test_tallskinny_any_shape_and_layout(device, params, order):
     from portgemm.families.tallskinny import butterfly_miscompiled
@@ -63,6 +71,20 @@ def test_tallskinny_any_shape_and_layout(device, params, order):
         a, b = operands(m, n, k, order=order)
         assert_close(portgemm.gemm(a, b, device=device, variant="tallskinny", params=params,
                                    poison=np.nan).c, a, b)
+
+
+@pytest.mark.parametrize("order", ["CC", "FF"])
+def test_tallskinny_unaligned_runs(device, order):
+    """Operands that start one element past an aligned address (host views, which CPU
+    devices use in place) are read value by value: the kernel's alignment check."""
+    params = {"GS": 4, "BS": 32, "tile_y": 4, "tile_x": 4, "TG": 2}
+    for m, n, k in [(8, 8, 3001), (4, 12, 999)]:
+        a, b = operands(m, n, k, order=order)
+        a_view = np.empty(a.size + 1, a.dtype)[1:].reshape(a.shape, order=order[0])
+        b_view = np.empty(b.size + 1, b.dtype)[1:].reshape(b.shape, order=order[1])
+        a_view[...], b_view[...] = a, b
+        assert_close(portgemm.gemm(a_view, b_view, device=device, variant="tallskinny",
+                                   params=params, poison=np.nan).c, a, b)
 
 
 @pytest.mark.parametrize("variant", ["phvm", "basicmm"])
@@ -103,6 +125,8 @@ def test_xgemm_split_k(device, split, shape):
 @pytest.mark.parametrize("variant, params", [
     ("tallskinny", {"GS": 16, "BS": 64, "tile_y": 4, "tile_x": 4}),
     ("tallskinny", {"GS": 16, "BS": 64, "tile_y": 4, "tile_x": 4, "REDUCE": 1, "FUSE": 1}),
+    ("tallskinny", {"GS": 16, "BS": 32, "tile_y": 4, "tile_x": 2, "TG": 4, "KU": 2,
+                    "FUSE": 1}),
     ("xgemm", {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 16, "NDIMC": 16, "WARPN": 16,
                "KSPLIT": 4}),
 ])
@@ -117,6 +141,19 @@ def test_split_kernels_are_bitwise_deterministic(device, variant, params):
     for _ in range(3):
         assert np.array_equal(portgemm.gemm(a, b, device=device, variant=variant,
                                             params=params).c, first)
+
+
+def test_steps_loaded_at_once_leave_the_sums_alone(device):
+    """KU only moves loads earlier: the products are added in the same order, so C is the
+    same bit for bit (with runs read as vectors, CC, and value by value, FF)."""
+    for order in ("CC", "FF"):
+        a, b = operands(8, 8, 30001, order=order)
+        base = {"GS": 5, "BS": 32, "tile_y": 4, "tile_x": 8}
+        first = portgemm.gemm(a, b, device=device, variant="tallskinny", params=base).c
+        for steps in (2, 4):
+            again = portgemm.gemm(a, b, device=device, variant="tallskinny",
+                                  params={**base, "KU": steps}).c
+            assert np.array_equal(again, first), (order, steps)
 
 
 def test_ticket_counters_are_left_zero(device):
@@ -200,8 +237,13 @@ def test_auto_routes_by_shape_on_a_gpu():
     # Little's law: 4 TB/s x 1 us in flight over 16 floats a step = 62500 work-items, in
     # groups of 512 (an 8 x 8 tile needs about 104 of a work-item's 128 registers)
     assert tall.params["BS"] == 512 and tall.params["GS"] == 128 and "bandwidth model" in tall.reason
-    wide_c = choose(device, 16, 16, 1 << 25, sources=[])  # no 16 x 16 tile in registers
-    assert wide_c.variant == "xgemm" and wide_c.params["MWG"] == 16 and wide_c.params["KSPLIT"] > 256
+    # no 16 x 16 tile in registers: four of 8 x 8, two steps loaded at once, and the
+    # work-items a tile needs counted over the bytes the four tiles share: 4 TB/s x 1 us
+    # over two steps of 32 floats = 15625, in groups of 512 (120 registers a work-item)
+    wide_c = choose(device, 16, 16, 1 << 25, sources=[])
+    assert wide_c.variant == "tallskinny" and "4 tiles of C" in wide_c.reason
+    assert {key: wide_c.params[key] for key in ("tile_y", "tile_x", "KU", "BS", "GS")} == {
+        "tile_y": 8, "tile_x": 8, "KU": 2, "BS": 512, "GS": 32}
     deep = choose(device, 1024, 1024, 16384, sources=[])
     assert deep.variant == "xgemm" and deep.params["KSPLIT"] > 1 and "split-K" in deep.reason
     wide = choose(device, 64, 64, 2_097_152, sources=[])
@@ -280,6 +322,7 @@ def test_bandwidth_model_on_cpu_and_gpu():
     assert (small["BS"], big["BS"]) == (1024, 512)
     assert gpu_group(0, (3, 3), 1024) == 256  # an unknown register file: the usual 256
     assert gpu_group(65536, (8, 16), 1024) == 256 and gpu_group(65536, (2, 2), 512) == 512
+    assert gpu_group(65536, (8, 8), 1024, steps=2) == 512 and gpu_group(65536, (9, 9), 1024, 2) == 256
     # shuffles where the compiler takes PTX, the last group's sum on every GPU
     assert (big["REDUCE"], big["FUSE"]) == (1, 1)
     other = tallskinny_params(gpu(vendor="Advanced Micro Devices, Inc."), 8, 8, 1 << 25)[0]

@@ -4,10 +4,12 @@ event, beside the device's copy bandwidth and an empty kernel's event time, for 
 GS x BS and each way of summing (REDUCE, FUSE).
 
     python3 bench/gpu/tallskinny_parts.py [--json parts.json] [--k 2097152] [--device gpu]
-        [--sizes 3,5,8] [--grid] [--modes 00,10,11] [--tile 16x16] [--auto]
+        [--sizes 3,5,8] [--grid | --configs 128x512,256x256] [--modes 00,10,11]
+        [--tile 16x16] [--tg 4] [--ku 2] [--auto]
 
---grid sweeps GS x BS over 64..1024 x 128..1024 instead of six points. The tile is the
-bandwidth model's (all of C where it has at most 128 values, else 8 x N) unless --tile.
+--grid sweeps GS x BS over 64..1024 x 128..1024 instead of six points, --configs names
+the GS x BS points. The tile is the bandwidth model's (all of C where it has at most 128
+values, else 8 x N) unless --tile; --tg is the tiles a work-group holds (TG), --ku the steps of K a work-item loads at once.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ def main():
     parser.add_argument("--sizes", default=",".join(map(str, SHAPES)))
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--tile", help="tile_y x tile_x for every shape, e.g. 16x16")
+    parser.add_argument("--tg", type=int, default=1, help="tiles a work-group holds")
+    parser.add_argument("--ku", type=int, default=1, help="steps of K loaded at once")
+    parser.add_argument("--configs", help="GS x BS points, e.g. 128x512,256x256")
     parser.add_argument("--modes", default=",".join(f"{r}{f}" for r, f in MODES))
     parser.add_argument("--auto", action="store_true",
                         help="time the steps of auto's choice (any variant) instead")
@@ -96,6 +101,8 @@ def main():
     records = {"device": str(device), "copy_gbs": copy_gbs, "empty_ms": empty, "rows": []}
     configs = (list(itertools.product((64, 128, 256, 512, 1024, 2048), (64, 128, 256, 512, 1024)))
                if args.grid else CONFIGS)
+    if args.configs:
+        configs = [tuple(map(int, point.split("x"))) for point in args.configs.split(",")]
     modes = [(int(m[0]), int(m[1])) for m in args.modes.split(",")]
     for k in args.k or [1 << 21]:
         for mn in map(int, args.sizes.split(",")):
@@ -123,13 +130,14 @@ def main():
                 continue
             for (gs, bs), (reduce, fuse) in itertools.product(configs, modes):
                 params = {"GS": gs, "BS": bs, "tile_y": tile[0], "tile_x": tile[1],
-                          "REDUCE": reduce, "FUSE": fuse}
+                          "REDUCE": reduce, "FUSE": fuse, "TG": args.tg, "KU": args.ku}
                 got = parts(queue, variant, params, a_dev, b_dev)
                 err = float(np.linalg.norm(got.pop("c") - ref) / np.linalg.norm(ref))
                 row = {"m": mn, "k": k, **params, **got, "relerr": err,
                        "copy_bw_ms": ideal_ms, "of_copy_bw": ideal_ms / sum(got["steps_ms"])}
                 records["rows"].append(row)
-                print(f"{mn:2d}x{mn:<2d} K={k} GS={gs:4d} BS={bs:4d} R{reduce}F{fuse} steps "
+                print(f"{mn:2d}x{mn:<2d} K={k} tile {tile[0]}x{tile[1]} TG={args.tg} KU={args.ku} GS={gs:4d} "
+                      f"BS={bs:4d} R{reduce}F{fuse} steps "
                       + " + ".join(f"{t * 1e3:6.1f}" for t in got["steps_ms"])
                       + f" us  span {got['span_ms'] * 1e3:6.1f} us  ideal {ideal_ms * 1e3:5.1f} us"
                       f"  {row['of_copy_bw']:.0%} of copy BW  err {err:.1e}", flush=True)

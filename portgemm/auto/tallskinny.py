@@ -4,26 +4,31 @@ The kernel is bound by reading A and B once, so the model asks for the fewest wo
 that keep the device's memory busy. On a GPU that is Little's law: the bytes in flight
 must cover the bandwidth times the latency of a loaded memory system (LOADED_LATENCY_S,
 about seven times the idle latency the probe measures: 1 us fits every sweep on the H200,
-bench/results/2026-11-22-h200-dev), and each work-item has one step's loads in flight,
-(tile_y + tile_x) values; a power-of-two count of groups (an uneven last wave costs more
-than the few work-items it saves), each group the largest power of two up to 1024 whose
-share of a compute unit's registers still holds a work-item's values (its tile, one
-step's loads and ITEM_REGISTERS more: a bigger group makes the compiler spill), 256 where
-the register file is not known. The last group to finish adds the slices (FUSE=1), and where
-the compiler takes PTX the groups sum their tiles by warp shuffles (REDUCE=1; elsewhere
-its exchanges would go through local memory, and the tree does fewer): together
-1.3-1.5x faster than the tree and a second launch at K = 2^21 on the H200
-(bench/results/2026-11-22-h200-tallskinny).
+bench/results/2026-11-22-h200-dev). Each work-item has KU steps of K in flight, and
+the tiles at the same step share its bytes (M + N values, read once from memory), so a
+tile needs bandwidth x latency / (KU (M + N) itemsize) work-items: a power-of-two count
+of groups (an uneven last wave costs more than the few work-items it saves), each group
+the largest power of two up to 1024 whose share of a compute unit's registers holds a
+work-item's values (its tile, its loads and ITEM_REGISTERS more: a bigger group makes
+the compiler spill), 256 where the register file is not known.
+
+A GPU work-item holds all of C where it has at most 128 values, loading one step at a
+time; a wider C (up to 16 x 16 in the tall-skinny class) goes in tiles of 8 x 8 with two
+steps loaded at once: 16 x 16 x 2^25 ran at 88-91% of the copy bandwidth so, 66-67% one
+step at a time, as did xgemm split along K (bench/results/2026-11-22-h200-m16). The last group
+to finish adds the slices (FUSE=1), and where the compiler takes PTX the groups sum their
+tiles by warp shuffles (REDUCE=1; elsewhere its exchanges would go through local memory,
+and the tree does fewer): together 1.3-1.5x faster than the tree and a second launch at
+K = 2^21 on the H200 (bench/results/2026-11-22-h200-tallskinny).
 
 On a CPU one SIMD vector per work-group (a CPU runtime runs a group's vectors one after
 another, so a wider group would sweep its run of K once per vector) and a few groups per
 core, summed by the tree and a second launch (the Intel runtime ran 3 x 3 x 2^23 2.3x
-slower with the ticket counter). Two bounds on the work of one work-item, which adds its
-products in sequence: at most MAX_TERMS (float32 error grows with the length of a
-sequential sum: K = 3.4e7 in one work-item's hands gave 1e-4, 4096 terms keep it near
-1e-6) and at least MIN_TERMS (the group's sum at the end must pay off). The tile of C a
-work-item holds is all of M x N where it fits the register budget of the device type,
-else the fewest tiles that do."""
+slower with the ticket counter); C in one tile of at most 64 values, a wider C going to
+xgemm. Two bounds on the work of one work-item, which adds its products in sequence: at
+most MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
+work-item's hands gave 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the
+group's sum at the end must pay off)."""
 
 from __future__ import annotations
 
@@ -44,11 +49,16 @@ ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside i
 GROUPS_PER_CORE = 4
 
 
-def fits_one_tile(device: Device, m: int, n: int) -> bool:
-    """Whether C fits one work-item's registers; where not, a GPU is better served by a
-    tiled GEMM split along K (xgemm's 16 x 16 tiles ran 2x tallskinny at 16 x 16 on the
-    H200) than by tallskinny re-reading A and B for each tile of C."""
-    return m * n <= ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"])
+MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
+MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
+
+
+def serves(device: Device, m: int, n: int) -> bool:
+    """Whether tallskinny is auto's kernel for a tall-skinny shape (M * N <= 256): on a
+    GPU always (in several tiles where C does not fit one work-item's registers,
+    bench/results/2026-11-22-h200-m16), on a CPU where C fits one work-item; a CPU's
+    wider C goes to xgemm's tiles split along K."""
+    return device.type != "cpu" or m * n <= ACCUMULATORS["cpu"]
 
 
 def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
@@ -68,12 +78,13 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
     return best[1]
 
 
-def gpu_group(registers: int, tile: tuple[int, int], max_group: int) -> int:
-    """The largest power-of-two group whose every work-item keeps its tile, one step's
-    loads and ITEM_REGISTERS in its share of ``registers`` (GPU_GROUP where unknown)."""
+def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int = 1) -> int:
+    """The largest power-of-two group whose every work-item keeps its tile, ``steps``
+    steps' loads and ITEM_REGISTERS in its share of ``registers`` (GPU_GROUP where
+    unknown)."""
     if not registers:
         return min(GPU_GROUP, max_group)
-    need = tile[0] * tile[1] + tile[0] + tile[1] + ITEM_REGISTERS
+    need = tile[0] * tile[1] + steps * (tile[0] + tile[1]) + ITEM_REGISTERS
     size = 1 << (min(GPU_GROUP_LIMIT, max_group).bit_length() - 1)
     while size > 32 and registers // size < need:
         size //= 2
@@ -85,28 +96,34 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     """(parameters, why) for the tallskinny kernel on this device and shape."""
     known = traits(device)
     cpu = device.type == "cpu"
-    tile = tile_for(m, n, ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"]))
+    budget = ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"])
+    several = not cpu and m * n > budget
+    tile = tile_for(m, n, MULTI_TILE if several else budget)
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
+    steps = MULTI_TILE_STEPS if several else 1
     if cpu:
         size = 1 << max(0, known.simd - 1).bit_length()
         wanted, fill = known.compute_units * GROUPS_PER_CORE, f"{GROUPS_PER_CORE} groups a core"
     else:
-        size = gpu_group(known.registers, tile, known.max_group)
+        size = gpu_group(known.registers, tile, known.max_group, steps)
         measured = cached_probe(device)
         bandwidth = measured.read_gbs * 1e9 if measured else DEFAULT_BANDWIDTH
-        items = bandwidth * LOADED_LATENCY_S / ((tile[0] + tile[1]) * itemsize)
-        wanted = 1 << max(0, round(log2(max(1.0, items / (size * tiles)))))
-        fill = (f"{items:.0f} work-items keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f} MB "
-                f"in flight ({'probed' if measured else 'assumed'} {bandwidth / 1e12:.1f} TB/s "
-                f"x {LOADED_LATENCY_S * 1e6:g} us)")
+        # a tile's work-items in flight, `steps` steps of K each; the tiles at the same
+        # step share its bytes (M + N values)
+        items = bandwidth * LOADED_LATENCY_S / (steps * (m + n) * itemsize)
+        wanted = 1 << max(0, round(log2(max(1.0, items / size))))
+        fill = (f"{items:.0f} work-items a tile keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f}"
+                f" MB in flight ({'probed' if measured else 'assumed'} "
+                f"{bandwidth / 1e12:.1f} TB/s x {LOADED_LATENCY_S * 1e6:g} us)")
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
-              "REDUCE": int(not cpu and device.takes_ptx), "FUSE": int(not cpu)}
+              "REDUCE": int(not cpu and device.takes_ptx), "FUSE": int(not cpu), "KU": steps}
     group = ("the SIMD width" if cpu else
-             f"registers for {tile[0] * tile[1] + sum(tile) + ITEM_REGISTERS} values a "
-             f"work-item" if known.registers else "GPU group")
+             f"registers for {tile[0] * tile[1] + steps * sum(tile) + ITEM_REGISTERS} values "
+             f"a work-item" if known.registers else "GPU group")
     why = (f"bandwidth model: BS={size} ({group}), "
            f"GS={groups} ({fill}; each work-item sums {MIN_TERMS} to {MAX_TERMS} terms), "
-           f"tile {tile[0]}x{tile[1]} ({tiles} tile{'s' if tiles > 1 else ''} of C)")
+           f"tile {tile[0]}x{tile[1]} ({tiles} tile{'s' if tiles > 1 else ''} of C)"
+           + (f", {steps} steps of K loaded at once" if steps > 1 else ""))
     return params, why

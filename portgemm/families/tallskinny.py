@@ -1,7 +1,7 @@
 """tallskinny: C = A @ B for small M, N and a deep K, bound by reading A and B once.
 
-kernels_cl/tallskinny.cl: GS work-groups of BS work-items per tile_y x tile_x tile of C
-(the kernel's TM x TN); each work-item accumulates its tile over a grid-stride (coalesced)
+kernels_cl/tallskinny.cl: GS work-groups per TG tiles of C of tile_y x tile_x (the kernel's
+TM x TN), BS work-items per tile; each work-item accumulates its tile over a grid-stride (coalesced)
 slice of K, each group sums its work-items (REDUCE 0: a tree in local memory; 1: a
 butterfly across runs of 32 work-items, warp shuffles on NVIDIA) and writes a partial
 tile into a workspace, and the GS partial tiles are added into C in a fixed order (FUSE 0:
@@ -50,8 +50,9 @@ class TallSkinny(Variant):
                "(deterministic)")
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
              "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16],
-             "REDUCE": [0, 1], "FUSE": [0, 1]}
-    defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0}
+             "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4]}
+    defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
+                "TG": 1, "KU": 1}
     flags = ("REDUCE", "FUSE")
     restrictions = (_power_of_two, switches("REDUCE", "FUSE"), _butterfly_lanes)
 
@@ -63,13 +64,13 @@ class TallSkinny(Variant):
         return found
 
     def work_group(self, params: Params) -> tuple[int, int]:
-        return 1, params["BS"]
+        return 1, params["BS"] * params["TG"]
 
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]
 
     def local_mem_bytes(self, params: Params, itemsize: int) -> int:
-        """Sized for double: one check fits both types."""
+        """Sized for double: one check fits both types. Each of the TG blocks has its own."""
         size = params["BS"]
         values = params["tile_y"] * params["tile_x"]
         if params["REDUCE"]:  # each run's sums, and the exchange where it is not a shuffle
@@ -77,36 +78,39 @@ class TallSkinny(Variant):
         else:
             scratch = self.chunk(params) * size
         fused = max(size, values) if params["FUSE"] else 0  # the last group's parts
-        return (scratch + values + fused) * 8
+        return (scratch + values + fused) * 8 * params["TG"]
 
     @staticmethod
     def chunk(params: Params) -> int:
         """Accumulators summed across the group per round: the largest divisor of TM*TN
-        whose local array fits LOCAL_BYTES."""
+        whose local array (one per tile the group holds) fits LOCAL_BYTES."""
         count = params["tile_y"] * params["tile_x"]
-        fits = max(1, LOCAL_BYTES // (params["BS"] * 8))
+        fits = max(1, LOCAL_BYTES // (params["BS"] * params["TG"] * 8))
         return max(d for d in range(1, count + 1) if count % d == 0 and d <= fits)
 
     def defines(self, params: Params) -> dict:
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
-                "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"]}
+                "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"],
+                "TG": params["TG"], "KU": params["KU"]}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        """The tile shrinks to M x N where C is smaller than it, and GS to the groups K
-        gives work to (no wasted work either way)."""
+        """The tile shrinks to M x N where C is smaller than it, GS to the groups K gives
+        work to, and TG to the largest count up to it that divides the tiles of C (no
+        wasted work either way)."""
         params = {**params, "tile_y": min(params["tile_y"], m), "tile_x": min(params["tile_x"], n)}
+        tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
+        params["TG"] = max(d for d in range(1, min(params["TG"], tiles) + 1) if tiles % d == 0)
         size = params["BS"]
         groups = min(params["GS"], ceil(k / size))  # no more groups than K gives work to
         if k + groups * size > INT_LIMIT:
             raise ParameterError(f"{self.name}: K + GS*BS = {k + groups * size} exceeds the "
                                  f"kernels' 32-bit index limit {INT_LIMIT}")
-        tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
-        ndrange = NDRange(groups * tiles * size, size)
+        ndrange = NDRange(groups * tiles * size, size * params["TG"])
         common = dict(defines=self.checked_defines(params), kernel="partial_tiles",
                       local_mem_bytes=self.local_mem_bytes(params, itemsize),
                       workspace=(groups * m * n,))
         if params["FUSE"]:
-            return LaunchPlan(ndrange, counters=tiles, **common,
+            return LaunchPlan(ndrange, counters=tiles // params["TG"], **common,
                               args=("M", "N", "K", "A", "lda", "B", "ldb", "W0", "C", "ldc",
                                     "Z0"))
         return LaunchPlan(ndrange, more=(reduce_step(m, n, groups),), **common,

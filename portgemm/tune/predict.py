@@ -66,9 +66,10 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
             continue
         known = traits(device)
         # fewer work-items than a sixteenth of what the device holds only show the device
-        # idle (and cost seconds a point for the paper's kernel, M*N passes over K)
+        # idle (and cost seconds a point for the paper's kernel, M*N passes over K); the
+        # model's own point is always measured
         points = [(g, b) for g, b in grid(device, extra, simd=known.simd)
-                  if g * b >= known.slots // 16]
+                  if g * b >= known.slots // 16 or (g, b) == (gs, bs)]
         found = sweep(model, device, (m, n, k), points, params=params, reps=reps)
         best, mine = fastest(found), at(found, gs, bs)
         rows = [(p.gs, p.bs, "" if p.kernel_ms is None else f"{p.kernel_ms:.3f}",
