@@ -190,6 +190,17 @@ def test_butterfly_needs_a_run_of_lanes():
         get_variant("tallskinny").resolve({"FUSE": 2})
 
 
+@pytest.mark.parametrize("m, n", [(9, 9), (16, 16), (16, 5)])
+def test_auto_takes_tallskinny_for_every_tall_skinny_c(device, m, n):
+    """A C wider than one work-item's registers (over 64 values on a CPU, 128 on a GPU)
+    still goes to tallskinny, in tiles."""
+    a, b = operands(m, n, 20011)
+    result = portgemm.gemm(a, b, device=device, poison=np.nan)
+    assert result.variant == "tallskinny"
+    assert result.params["tile_y"] * result.params["tile_x"] <= 128
+    assert_close(result.c, a, b)
+
+
 def test_auto_tall_skinny_is_accurate(any_device):
     """K = 2^22: each work-item adds at most MAX_TERMS products, the error stays ~1e-6."""
     a, b = operands(8, 8, 1 << 22)

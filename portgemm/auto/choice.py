@@ -20,7 +20,6 @@ from .default import default_choice
 from .lookup import lookup
 from .shapes import SIZE_CLASSES, classify
 from .splitk import fitting_tile, ksplit
-from . import tallskinny
 
 MEMO_LIMIT = 1024
 
@@ -63,7 +62,7 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     if found is not None:
         return _split(device, m, n, k, itemsize, found.entry.variant, found.params,
                       f"{context}; {found.reason}", found.entry.source)
-    if own == "deep-k" or (own == "tall-skinny" and not tallskinny.serves(device, m, n)):
+    if own == "deep-k":
         return _fitting_tile(device, m, n, k, itemsize, sources, context)
     variant, params, reason = default_choice(device, m, n, k, itemsize)
     if notes:

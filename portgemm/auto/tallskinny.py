@@ -24,8 +24,9 @@ K = 2^21 on the H200 (bench/results/2026-11-22-h200-tallskinny).
 On a CPU one SIMD vector per work-group (a CPU runtime runs a group's vectors one after
 another, so a wider group would sweep its run of K once per vector) and a few groups per
 core, summed by the tree and a second launch (the Intel runtime ran 3 x 3 x 2^23 2.3x
-slower with the ticket counter); C in one tile of at most 64 values, a wider C going to
-xgemm. Two bounds on the work of one work-item, which adds its products in sequence: at
+slower with the ticket counter); C in tiles of at most 64 values, one step at a time (a
+C of 81 to 256 values went to xgemm split along K before, 6-20x slower on Intel's
+runtime and 35-62x on PoCL: bench/results/2026-11-22-cpu-tallskinny). Two bounds on the work of one work-item, which adds its products in sequence: at
 most MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
 work-item's hands gave 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the
 group's sum at the end must pay off)."""
@@ -51,14 +52,6 @@ GROUPS_PER_CORE = 4
 
 MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
-
-
-def serves(device: Device, m: int, n: int) -> bool:
-    """Whether tallskinny is auto's kernel for a tall-skinny shape (M * N <= 256): on a
-    GPU always (in several tiles where C does not fit one work-item's registers,
-    bench/results/2026-11-22-h200-m16), on a CPU where C fits one work-item; a CPU's
-    wider C goes to xgemm's tiles split along K."""
-    return device.type != "cpu" or m * n <= ACCUMULATORS["cpu"]
 
 
 def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
