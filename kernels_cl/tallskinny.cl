@@ -253,6 +253,21 @@ inline void sum_tile_slices(const bool last, const int M, const int N, const int
 }
 #endif
 
+/* COUNT values into out[]: as WIDE vectors from START when wide, else VALUE(i) each */
+#define READ_RUN(out, COUNT, wide, START, VALUE)                                        \
+    if (wide) {                                                                         \
+        __global const WIDE *run_ = (__global const WIDE *)(START);                     \
+        _Pragma("unroll")                                                               \
+        for (int v_ = 0; v_ < (COUNT) / WIDTH; ++v_)                                    \
+            WIDE_STORE(run_[v_], v_, out);                                              \
+    } else {                                                                            \
+        _Pragma("unroll")                                                               \
+        for (int i_ = 0; i_ < (COUNT); ++i_)                                            \
+            out[i_] = VALUE(i_);                                                        \
+    }
+#define A_OF_ROW(y) A_AT(rows[y], k)  // the step's value of A in the tile's row y
+#define B_OF_COL(x) B_AT(k, cols[x])  // the step's value of B in the tile's column x
+
 /* One step's values at k: the tile's TM values of A and TN of B. wide_a (wide_b): they
  * lie whole and aligned in memory and are read as WIDE vectors; else one by one, clamped
  * to the matrix (rows[], cols[]). */
@@ -262,26 +277,8 @@ inline void load_step(REAL *a, REAL *b, const int k,
                       __global const REAL *restrict B, const int ldb, const int *cols,
                       const bool wide_b)
 {
-    if (wide_a) {
-        __global const WIDE *run = (__global const WIDE *)(A + k * lda + rows[0]);
-        #pragma unroll
-        for (int v = 0; v < TM / WIDTH; ++v)
-            WIDE_STORE(run[v], v, a);
-    } else {
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            a[y] = A_AT(rows[y], k);
-    }
-    if (wide_b) {
-        __global const WIDE *run = (__global const WIDE *)(B + k * ldb + cols[0]);
-        #pragma unroll
-        for (int v = 0; v < TN / WIDTH; ++v)
-            WIDE_STORE(run[v], v, b);
-    } else {
-        #pragma unroll
-        for (int x = 0; x < TN; ++x)
-            b[x] = B_AT(k, cols[x]);
-    }
+    READ_RUN(a, TM, wide_a, A + k * lda + rows[0], A_OF_ROW)
+    READ_RUN(b, TN, wide_b, B + k * ldb + cols[0], B_OF_COL)
 }
 
 inline void add_products(REAL *acc, const REAL *a, const REAL *b)
