@@ -9,7 +9,8 @@ GS x BS and each way of summing (REDUCE, FUSE).
 
 --grid sweeps GS x BS over 64..1024 x 128..1024 instead of six points, --configs names
 the GS x BS points. The tile is the bandwidth model's (all of C where it has at most 128
-values, else 8 x N) unless --tile; --tg is the tiles a work-group holds (TG), --ku the steps of K a work-item loads at once.
+values, else 8 x N) unless --tile; --tg is the tiles a work-group holds (TG), --ku the steps of K a work-item loads at
+once.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ the compiler spill), 256 where the register file is not known.
 A GPU work-item holds all of C where it has at most 128 values, loading one step at a
 time; a wider C (up to 16 x 16 in the tall-skinny class) goes in tiles of 8 x 8 with two
 steps loaded at once: 16 x 16 x 2^25 ran at 88-91% of the copy bandwidth so, 66-67% one
-step at a time, as did xgemm split along K (bench/results/2026-11-22-h200-m16). The last group
-to finish adds the slices (FUSE=1), and where the compiler takes PTX the groups sum their
+step at a time, as did xgemm split along K (bench/results/2026-11-22-h200-m16). The last
+group to finish adds the slices (FUSE=1), and where the compiler takes PTX the groups sum their
 tiles by warp shuffles (REDUCE=1; elsewhere its exchanges would go through local memory,
 and the tree does fewer): together 1.3-1.5x faster than the tree and a second launch at
 K = 2^21 on the H200 (bench/results/2026-11-22-h200-tallskinny).
@@ -25,11 +25,12 @@ On a CPU one SIMD vector per work-group (a CPU runtime runs a group's vectors on
 another, so a wider group would sweep its run of K once per vector) and a few groups per
 core, summed by the tree and a second launch (the Intel runtime ran 3 x 3 x 2^23 2.3x
 slower with the ticket counter); C in tiles of at most 64 values, one step at a time (a
-C of 81 to 256 values went to xgemm split along K before, 6-20x slower on Intel's
-runtime and 35-62x on PoCL: bench/results/2026-11-22-cpu-tallskinny). Two bounds on the work of one work-item, which adds its products in sequence: at
-most MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
-work-item's hands gave 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the
-group's sum at the end must pay off)."""
+C of 81 to 256 values went to xgemm split along K before, 10-25x slower on Intel's
+runtime and 38-66x on PoCL: bench/results/2026-11-22-cpu-tallskinny). Two bounds on the
+work of one work-item, which adds its products in sequence: at most MAX_TERMS (float32
+error grows with the length of a sequential sum: K = 3.4e7 in one work-item's hands gave
+1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the group's sum at the end
+must pay off)."""
 
 from __future__ import annotations
 

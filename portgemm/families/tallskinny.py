@@ -1,12 +1,13 @@
 """tallskinny: C = A @ B for small M, N and a deep K, bound by reading A and B once.
 
-kernels_cl/tallskinny.cl: GS work-groups per TG tiles of C of tile_y x tile_x (the kernel's
-TM x TN), BS work-items per tile; each work-item accumulates its tile over a grid-stride (coalesced)
-slice of K, each group sums its work-items (REDUCE 0: a tree in local memory; 1: a
-butterfly across runs of 32 work-items, warp shuffles on NVIDIA) and writes a partial
-tile into a workspace, and the GS partial tiles are added into C in a fixed order (FUSE 0:
-kernels_cl/reduce.cl, a second launch; 1: the last group of each tile, counted by an
-integer ticket): deterministic either way.
+kernels_cl/tallskinny.cl: GS work-groups per TG tiles of C of tile_y x tile_x (the
+kernel's TM x TN), BS work-items per tile; each work-item accumulates its tile over a
+grid-stride (coalesced) slice of K, KU steps' loads at a time; each group sums its
+work-items (REDUCE 0: a tree in local memory; 1: a butterfly across runs of 32
+work-items, warp shuffles on NVIDIA) and writes a partial tile into a workspace, and the
+GS partial tiles are added into C in a fixed order (FUSE 0: kernels_cl/reduce.cl, a
+second launch; 1: the last group of each tile, counted by an integer ticket):
+deterministic either way.
 """
 
 from __future__ import annotations
