@@ -365,6 +365,22 @@ def test_gemm_spans_several_cache_panels(partition, dtype):
     check_gemm(a, b, partition=partition, num_threads=2)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("partition", PARTITIONS)
+def test_gemm_with_padded_packed_rows(partition, dtype):
+    """K of whole KiBs: B^T is packed with rows a cache line longer, never read past K."""
+    from portgemm.backends import threads
+
+    k = 1024 // np.dtype(dtype).itemsize * 2
+    itemsize = np.dtype(dtype).itemsize
+    assert threads._packed_row_length(k, itemsize) == k + 64 // itemsize
+    assert threads._packed_row_length(k + 1, itemsize) == k + 1
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((37, k)).astype(dtype)
+    b = rng.standard_normal((k, 29)).astype(dtype)
+    check_gemm(a, b, partition=partition, num_threads=2)
+
+
 @pytest.mark.parametrize("partition", PARTITIONS)
 def test_gemm_default_arguments_and_layouts(partition):
     rng = np.random.default_rng(5)
