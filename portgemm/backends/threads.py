@@ -271,7 +271,8 @@ def _packed_row_length(k_len: int, itemsize: int) -> int:
     """Elements a row of the packed B^T takes: K, plus a cache line where K's bytes are a
     multiple of 1 KiB, so the six rows a 4 x 6 tile reads at the same k fall in six
     different sets of the L1 cache rather than one: one thread's call at 2048 took
-    222-226 ms in four processes against 237-238 in six with rows 8 KiB apart."""
+    225-234 ms in eight processes against 240-247 with rows 8 KiB apart
+    (bench/results/2026-11-22-cpu-threads-pitch)."""
     return k_len + (CACHE_LINE // itemsize if (k_len * itemsize) % 1024 == 0 else 0)
 
 
