@@ -9,8 +9,8 @@ GS x BS and each way of summing (REDUCE, FUSE).
 
 --grid sweeps GS x BS over 64..1024 x 128..1024 instead of six points, --configs names
 the GS x BS points. The tile is the bandwidth model's (all of C where it has at most 128
-values, else 8 x N) unless --tile; --tg is the tiles a work-group holds (TG), --ku the steps of K a work-item loads at
-once.
+values, else 8 x N) unless --tile; --tg is the tiles a work-group holds (TG), --ku the
+steps of K a work-item loads at once.
 """
 
 from __future__ import annotations
@@ -137,8 +137,8 @@ def main():
                 row = {"m": mn, "k": k, **params, **got, "relerr": err,
                        "copy_bw_ms": ideal_ms, "of_copy_bw": ideal_ms / sum(got["steps_ms"])}
                 records["rows"].append(row)
-                print(f"{mn:2d}x{mn:<2d} K={k} tile {tile[0]}x{tile[1]} TG={args.tg} KU={args.ku} GS={gs:4d} "
-                      f"BS={bs:4d} R{reduce}F{fuse} steps "
+                print(f"{mn:2d}x{mn:<2d} K={k} tile {tile[0]}x{tile[1]} TG={args.tg} "
+                      f"KU={args.ku} GS={gs:4d} BS={bs:4d} R{reduce}F{fuse} steps "
                       + " + ".join(f"{t * 1e3:6.1f}" for t in got["steps_ms"])
                       + f" us  span {got['span_ms'] * 1e3:6.1f} us  ideal {ideal_ms * 1e3:5.1f} us"
                       f"  {row['of_copy_bw']:.0%} of copy BW  err {err:.1e}", flush=True)

@@ -16,10 +16,10 @@ A GPU work-item holds all of C where it has at most 128 values, loading one step
 time; a wider C (up to 16 x 16 in the tall-skinny class) goes in tiles of 8 x 8 with two
 steps loaded at once: 16 x 16 x 2^25 ran at 88-91% of the copy bandwidth so, 66-67% one
 step at a time, as did xgemm split along K (bench/results/2026-11-22-h200-m16). The last
-group to finish adds the slices (FUSE=1), and where the compiler takes PTX the groups sum their
-tiles by warp shuffles (REDUCE=1; elsewhere its exchanges would go through local memory,
-and the tree does fewer): together 1.3-1.5x faster than the tree and a second launch at
-K = 2^21 on the H200 (bench/results/2026-11-22-h200-tallskinny).
+group to finish adds the slices (FUSE=1), and where the compiler takes PTX the groups sum
+their tiles by warp shuffles (REDUCE=1; elsewhere its exchanges would go through local
+memory, and the tree does fewer): together 1.3-1.5x faster than the tree and a second
+launch at K = 2^21 on the H200 (bench/results/2026-11-22-h200-tallskinny).
 
 On a CPU one SIMD vector per work-group (a CPU runtime runs a group's vectors one after
 another, so a wider group would sweep its run of K once per vector) and a few groups per

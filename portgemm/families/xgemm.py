@@ -180,8 +180,8 @@ class XGemm(Variant):
     }
     defaults = dict(PORTABLE_DEFAULTS)
     flags = FLAGS
-    restrictions = (_widths, switches("PAD", "DOUBLE_BUFFER"), _async, _rows_split, _cols_split, _vectors_fit,
-                    _even_loads, _unroll, _warp_patch)
+    restrictions = (_widths, switches("PAD", "DOUBLE_BUFFER"), _async, _rows_split,
+                    _cols_split, _vectors_fit, _even_loads, _unroll, _warp_patch)
 
     presets = {"gpu": GPU_DEFAULTS, "cpu": CPU_DEFAULTS}
 
