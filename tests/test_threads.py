@@ -357,27 +357,11 @@ def test_gemm_partition_schedule(partition, schedule, dtype, m, k, n, chunk, thr
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("partition", PARTITIONS)
 def test_gemm_spans_several_cache_panels(partition, dtype):
-    # K beyond one K panel (1024 float32 / 512 float64), N over several column
-    # panels with a ragged last one, M not a multiple of the 4-row tile.
+    # K beyond one K panel (256 float32 / 128 float64), N over several column
+    # panels with a ragged last one, M not a multiple of the tile's rows.
     rng = np.random.default_rng(4)
     a = rng.standard_normal((71, 1100)).astype(dtype)
     b = rng.standard_normal((1100, 203)).astype(dtype)
-    check_gemm(a, b, partition=partition, num_threads=2)
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("partition", PARTITIONS)
-def test_gemm_with_padded_packed_rows(partition, dtype):
-    """K of whole KiBs: B^T is packed with rows a cache line longer, never read past K."""
-    from portgemm.backends import threads
-
-    k = 1024 // np.dtype(dtype).itemsize * 2
-    itemsize = np.dtype(dtype).itemsize
-    assert threads._packed_row_length(k, itemsize) == k + 64 // itemsize
-    assert threads._packed_row_length(k + 1, itemsize) == k + 1
-    rng = np.random.default_rng(6)
-    a = rng.standard_normal((37, k)).astype(dtype)
-    b = rng.standard_normal((k, 29)).astype(dtype)
     check_gemm(a, b, partition=partition, num_threads=2)
 
 
@@ -454,13 +438,61 @@ def test_packing_buffer_is_reused_up_to_its_limit(monkeypatch):
 
     monkeypatch.setattr(threads, "KEPT_PACKING_BYTES", 4096)
     monkeypatch.setattr(threads, "_scratch", threading.local())
-    first = threads._packing_buffer((16, 32), np.dtype(np.float32))   # 2048 bytes: kept
-    again = threads._packing_buffer((8, 8), np.dtype(np.float64))     # 512: the same memory
-    assert np.shares_memory(first, again) and again.shape == (8, 8)
-    big = threads._packing_buffer((64, 64), np.dtype(np.float32))     # 16 KiB: fresh
-    assert not np.shares_memory(big, first) and threads._scratch.buffer.nbytes == 2048
+    first = threads._packing_buffer(512, np.dtype(np.float32))    # 2048 bytes: kept
+    again = threads._packing_buffer(64, np.dtype(np.float64))     # 512: the same memory
+    assert np.shares_memory(first, again) and again.shape == (64,)
+    assert first.ctypes.data % 64 == 0 and again.ctypes.data % 64 == 0
+    big = threads._packing_buffer(4096, np.dtype(np.float32))     # 16 KiB: fresh
+    assert not np.shares_memory(big, first) and big.ctypes.data % 64 == 0
+    assert threads._scratch.buffer.nbytes == 2048 + 64
     # and products through it stay right after a smaller and a larger call
     rng = np.random.default_rng(3)
     for n in (40, 9, 70):
         a, b = rng.random((n, n + 1), np.float32), rng.random((n + 1, n - 2), np.float32)
         assert np.allclose(gemm_threads(a, b, num_threads=2), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("steps", [0, 1, 7, 300])
+def test_register_tile_adds_its_product_into_c(dtype, steps):
+    """The micro-kernel alone: C's tile at an offset, rows ld apart, += A panel x B
+    panel; values around the tile untouched."""
+    from numba import njit
+
+    from portgemm.backends.microkernel import MR, NV, lanes, tile_update
+
+    @njit
+    def update(ap, bp, c, c0, ld):
+        tile_update(ap, 3, bp, 5, steps, c, c0, ld)
+
+    nr = NV * lanes(np.dtype(dtype).itemsize)
+    rng = np.random.default_rng(steps)
+    ap = rng.standard_normal(3 + steps * MR + 2).astype(dtype)
+    bp = rng.standard_normal(5 + steps * nr + 2).astype(dtype)
+    ld = nr + 9
+    c = rng.standard_normal((MR + 2) * ld).astype(dtype)
+    c0 = ld + 4
+    expected = c.astype(np.float64).copy()
+    a_panel = ap[3:3 + steps * MR].reshape(steps, MR).astype(np.float64)
+    b_panel = bp[5:5 + steps * nr].reshape(steps, nr).astype(np.float64)
+    for i in range(MR):
+        expected[c0 + i * ld:c0 + i * ld + nr] += a_panel[:, i] @ b_panel
+    update(ap, bp, c, c0, ld)
+    scale = 1 + (np.abs(a_panel).T @ np.abs(b_panel)).max(initial=0)
+    assert np.abs(c - expected).max() <= tolerance(dtype, steps) * scale
+    outside = np.ones(c.size, bool)
+    for i in range(MR):
+        outside[c0 + i * ld:c0 + i * ld + nr] = False
+    assert np.array_equal(c[outside], expected[outside].astype(dtype))
+
+
+@pytest.mark.parametrize("partition", ["rows", "collapse"])
+def test_gemm_rows_beyond_one_packed_block_of_a(partition):
+    """More rows in one piece than the packed block of A holds (MC), and a last block
+    of a few rows."""
+    from portgemm.backends import threads
+
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((threads.MC + 5, 20)).astype(np.float32)
+    b = rng.standard_normal((20, 50)).astype(np.float32)
+    check_gemm(a, b, partition=partition, num_threads=1, block=threads.MC + 5)

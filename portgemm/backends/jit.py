@@ -91,8 +91,9 @@ def prefer_wide_vectors(typingctx):
     (and what it inlines). LLVM's tuning for Intel's AVX-512 cores prefers 256-bit
     vectors, numba passes no per-function width, and the process-wide NUMBA_CPU_FEATURES
     would change every numba function of the user's too. On a CPU without AVX-512 the
-    widest legal vectors stay the limit. The threaded 4 x 6 kernel ran 1.5x faster with
-    it on a 2-core Xeon (Emerald Rapids): 210 against 141 GFLOPS at 2048 with 2 threads.
+    widest legal vectors stay the limit. The threaded path's earlier 4 x 6 kernel ran 1.5x
+    faster with it on a 2-core Xeon (Emerald Rapids): 210 against 141 GFLOPS at 2048 with
+    2 threads.
     """
     def codegen(context, builder, signature, args):
         # an LLVM string attribute on the function being compiled; llvmlite's add()
