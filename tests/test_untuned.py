@@ -46,17 +46,33 @@ def test_pocl_default_is_vec_as_wide_as_the_native_simd(width, rows, columns, vw
     assert not get_variant("vec").problems(params, device, 4)
 
 
-def test_gpu_and_intel_cpu_defaults_are_xgemm_presets():
+def intel_cpu(width=16):
+    return fake_device(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
+                       max_work_group_size=8192, max_work_item_sizes=(8192, 8192, 8192),
+                       local_mem_size=262144, native_vector_width=width)
+
+
+def test_gpu_default_is_the_xgemm_preset():
     gpu = fake_device(local_mem_size=65536)
-    cpu = fake_device(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
-                      max_work_group_size=8192, max_work_item_sizes=(8192, 8192, 8192),
-                      local_mem_size=262144)
     xgemm = get_variant("xgemm")
-    for device in (gpu, cpu):
-        variant, params, _ = default_choice(device, 1024, 1024, 1024, 4)
-        assert variant == "xgemm" and params == xgemm.resolve(xgemm.preset(device))
-    assert (default_choice(gpu, 1024, 1024, 1024, 4)[1]
-            != default_choice(cpu, 1024, 1024, 1024, 4)[1])
+    variant, params, _ = default_choice(gpu, 1024, 1024, 1024, 4)
+    assert variant == "xgemm" and params == xgemm.resolve(xgemm.preset(gpu))
+
+
+@pytest.mark.parametrize("width, dtype_size, tile, lanes", [
+    (16, 4, (8, 3), 16),   # AVX-512: 24 accumulators of 32 registers, 16 floats each
+    (16, 8, (8, 3), 8),    # the same registers hold 8 doubles
+    (8, 4, (6, 2), 8),     # AVX2's 16 registers: 12 accumulators
+    (8, 8, (6, 2), 4),
+    (1, 4, (6, 2), 8),     # a width no SIMD unit has: 8
+])
+def test_intel_cpu_default_is_panel_as_wide_as_the_simd(width, dtype_size, tile, lanes):
+    cpu = intel_cpu(width)
+    variant, params, reason = default_choice(cpu, 2048, 2048, 2048, dtype_size)
+    assert variant == "panel" and "work-item-vectorising" in reason
+    assert (params["tile_y"], params["tile_x"], params["wg_x"]) == (*tile, lanes)
+    assert params["MB"] % params["tile_y"] == 0
+    assert not get_variant("panel").problems(params, cpu, dtype_size)
 
 
 @pytest.mark.parametrize("width, dtype_size, preset", [
@@ -64,15 +80,15 @@ def test_gpu_and_intel_cpu_defaults_are_xgemm_presets():
     (16, 8, "CPU_DEFAULTS"),          # in float64 its 24 accumulators take 48 registers
     (8, 4, "CPU_DEFAULTS"),           # AVX2's 16 registers: 4 x 4
 ])
-def test_intel_cpu_default_follows_the_simd_width(width, dtype_size, preset):
+def test_intel_cpu_xgemm_fallback_follows_the_simd_width(width, dtype_size, preset):
+    """After panel, xgemm's preset for the SIMD width (for a device whose limits panel's
+    group breaks)."""
     from portgemm.families import xgemm as family
 
-    cpu = fake_device(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
-                      max_work_group_size=8192, max_work_item_sizes=(8192, 8192, 8192),
-                      local_mem_size=262144, native_vector_width=width)
-    variant, params, reason = default_choice(cpu, 2048, 2048, 2048, dtype_size)
-    xgemm = get_variant("xgemm")
-    assert variant == "xgemm" and params == xgemm.resolve(getattr(family, preset))
+    candidates = ordinary_candidates(intel_cpu(width), dtype_size)
+    assert candidates[0][0] == "panel"
+    variant, params, reason = candidates[1]
+    assert variant == "xgemm" and params == getattr(family, preset)
     assert ("cpu-avx512" in reason) == (preset == "CPU_AVX512_DEFAULTS")
 
 

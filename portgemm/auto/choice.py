@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from ..caches import cache_dict
 from ..runtime.device import Device
 from ..families import get_variant
+from .compiler import compiler_kind
 from .database import default_sources, file_stamp
 from .default import default_choice
 from .lookup import lookup
@@ -56,13 +57,16 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
             sources: Sequence[tuple[str, Path]]) -> Choice:
     own, why = classify(m, n, k)
+    # a GPU splits a deep K across groups (xgemm's KSPLIT, with the tile that fits C);
+    # a CPU's few cores are kept busy by the tiles of C, so the size classes serve it
+    split_deep_k = own == "deep-k" and compiler_kind(device) == "gpu"
     found, notes = lookup(device, m, n, k, itemsize, sources,
-                          classes=[own] if own in ("deep-k", "tall-skinny") else None)
+                          classes=[own] if own == "tall-skinny" or split_deep_k else None)
     context = f"shape class {own} ({why})"
     if found is not None:
         return _split(device, m, n, k, itemsize, found.entry.variant, found.params,
                       f"{context}; {found.reason}", found.entry.source)
-    if own == "deep-k":
+    if split_deep_k:
         return _fitting_tile(device, m, n, k, itemsize, sources, context)
     variant, params, reason = default_choice(device, m, n, k, itemsize)
     if notes:

@@ -48,6 +48,12 @@ def ordinary_candidates(device: Device,
                  (f"{kind} compiler (PoCL): vec, {rows} x {runs * width} a work-item in "
                   f"vectors of {width} (the device's native width)"))]
     candidates = []
+    if kind == "work-item-vectorising":
+        params = panel_params(device, itemsize)
+        candidates.append(("panel", params,
+                           f"{kind} compiler: panel, a group one SIMD vector "
+                           f"({params['wg_x']} work-items), {params['tile_y']} x "
+                           f"{params['tile_x']} a work-item"))
     for name, params in xgemm.presets_for(device, itemsize):  # largest tiles first
         candidates.append(("xgemm", params, f"{kind} compiler: xgemm's {name} preset"))
         if params.get("DOUBLE_BUFFER"):  # half the local memory (32 KiB GPUs), same tiles
@@ -56,6 +62,18 @@ def ordinary_candidates(device: Device,
                                 f"to fit {device.local_mem_size} bytes of local memory")))
     return candidates + [("inreg", get_variant("inreg").defaults,
                           "inreg's defaults (no xgemm preset fits the device)")]
+
+
+def panel_params(device: Device, itemsize: int = 4) -> dict[str, Any]:
+    """panel for a CPU runtime that vectorises across work-items: a work-group one SIMD
+    vector (the native float width, halved for float64), and as many accumulators as the
+    registers hold beside a step's vectors of B and a broadcast of A: 8 x 3 vectors of 32
+    (AVX-512, BLIS's Skylake-X tiles), 6 x 2 of 16 (AVX2 and narrower)."""
+    width = device.native_vector_width if device.native_vector_width in (4, 8, 16) else 8
+    lanes = max(2, width * 4 // itemsize)
+    rows, vectors = (8, 3) if width >= 16 else (6, 2)
+    return {**get_variant("panel").defaults, "tile_y": rows, "tile_x": vectors,
+            "wg_x": lanes, "MB": 32 * rows}
 
 
 def named_defaults(variant: str, device: Device, m: int, n: int, k: int,

@@ -11,6 +11,7 @@ from ..errors import ParameterError
 from .base import COMMON_PARAMETERS, LaunchPlan, Restriction, Step, Variant, restriction
 from .local import Local
 from .naive import Naive
+from .panel import Panel
 from .phvm import BasicMM, Phvm
 from .tallskinny import TallSkinny
 from .tiled import Inreg, Tiled
@@ -41,8 +42,8 @@ def variant_names(device=None) -> list[str]:
     return [name for name, v in REGISTRY.items() if not v.problems(v.resolve(None), device)]
 
 
-for _variant in (Naive(), Tiled(), Inreg(), Local(), Vec(), XGemm(), TallSkinny(), Phvm(),
-                 BasicMM()):
+for _variant in (Naive(), Tiled(), Inreg(), Local(), Vec(), XGemm(), Panel(), TallSkinny(),
+                 Phvm(), BasicMM()):
     register(_variant)
 
 __all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Step", "Variant",

@@ -132,6 +132,9 @@ class Variant:
     defaults: dict[str, Any] = {}     # used where the caller gives no value
     restrictions: tuple[Restriction, ...] = ()
     flags: tuple[str, ...] = ()        # parameters that may be 0 (on/off switches, counts)
+    # a work-item's columns of C lie a work-group's width apart, so neighbouring work-items
+    # read neighbouring values of B however many columns each holds (no gather)
+    interleaved_columns: bool = False
 
     # --- parameters ---------------------------------------------------------------
     def translate(self, params: Params) -> dict[str, Any]:

@@ -13,9 +13,10 @@ of C per work-item), work-group ``wy x wx`` and work-group tile ``TY x TX``:
   Neighbouring work-items along x are neighbouring SIMD lanes (CPU implicit
   vectorization and GPU warps alike). When each item owns ``tx > 1`` adjacent columns
   and reads B from global memory, the lanes' B addresses are ``tx`` apart: a gather on a
-  CPU, an uncoalesced access on a GPU; ``g`` is that penalty (1 when ``tx == 1`` or
-  when the variant stages B in local memory). A is the same for all lanes of a row
-  (a broadcast), ``overhead`` is the loop and bounds-check work of a K step.
+  CPU, an uncoalesced access on a GPU; ``g`` is that penalty (1 when ``tx == 1``, when
+  the variant stages B in local memory, or when its work-items' columns interleave:
+  ``interleaved_columns``). A is the same for all lanes of a row (a broadcast),
+  ``overhead`` is the loop and bounds-check work of a K step.
 * SIMD fill: lanes a work-group fills out of the SIMD width (along x on a CPU, whose
   compilers vectorize dimension 0; all work-items on a GPU, grouped into warps).
 * register fit: private values ``ty*tx + ty + tx`` against a nominal budget of the device
@@ -79,7 +80,7 @@ def estimate(variant: Variant, params: Mapping[str, Any], device: Device,
     padded = groups_y * tile_y * groups_x * tile_x
 
     staged = variant.local_mem_bytes(params, itemsize) > 0
-    g = 1.0 if tx == 1 or staged else t["gather"]
+    g = 1.0 if tx == 1 or staged or variant.interleaved_columns else t["gather"]
     instructions = (ty * tx + ty + tx * g + t["overhead"]) / (ty * tx)
 
     lanes = wx if t["lanes_along_x"] else wy * wx

@@ -2,8 +2,8 @@
 minute.
 
 The family is the one ``auto`` would take on the device with no entry
-(:func:`portgemm.auto.default.ordinary_candidates`: xgemm on GPUs and on CPU runtimes that
-vectorise across work-items, vec on PoCL); its search space is a small neighbourhood of
+(:func:`portgemm.auto.default.ordinary_candidates`: xgemm on GPUs, panel on CPU runtimes
+that vectorise across work-items, vec on PoCL); its search space is a small neighbourhood of
 that starting point (a few hundred points, which the model ranks), measured at one size,
 1024^3 by default, the starting point first, until the budget runs out. The best
 configuration becomes the device's entry for every size class (small, medium, large) at
@@ -38,11 +38,9 @@ QUICK_SPACES: dict[str, Mapping[str, list]] = {
             "NDIMC": [8, 16], "VW": [2, 4], "VWM": [2, 4], "VWN": [2, 4], "PAD": [1],
             "DOUBLE_BUFFER": [0, 1], "KUNROLL": [16], "WARPN": [8, 16], "KSPLIT": [1],
             "SWIZZLE": [1]},
-    "work-item-vectorising": {"MWG": [64, 128, 192, 256], "NWG": [64, 96, 128, 256],
-                              "KWG": [32, 64, 128], "MDIMC": [16, 32], "NDIMC": [16, 32],
-                              "VW": [1], "VWM": [1], "VWN": [1], "PAD": [0],
-                              "DOUBLE_BUFFER": [0], "KUNROLL": [2, 4, 8], "WARPN": [16, 32],
-                              "KSPLIT": [1], "SWIZZLE": [1]},
+    "work-item-vectorising": {"tile_y": [4, 6, 8], "tile_x": [2, 3, 4, 6],
+                              "KC": [128, 256, 384, 512], "MB": [96, 192, 256, 384, 512],
+                              "PACKED": [1]},
     "code-vectorising": {"tile_y": [4, 6, 8, 12], "tile_x": [16, 32, 48, 64], "vw": [8, 16],
                          "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8]},
 }
@@ -59,8 +57,11 @@ def quick_tune(device: Device, *, size: int = QUICK_SIZE, budget_s: float = QUIC
                dtype="float32", progress: bool = True, cache_file=None) -> TuneResult:
     """Tune the device's own family around its starting point (see the module)."""
     variant, start, _ = ordinary_candidates(device, np.dtype(dtype).itemsize)[0]
+    # the start's own values for what the neighbourhood leaves out (panel's group width)
+    space = {**{name: [value] for name, value in start.items()},
+             **QUICK_SPACES[compiler_kind(device)]}
     result = tune(get_variant(variant), device, [size],
-                  space=QUICK_SPACES[compiler_kind(device)], strategy="model", fraction=1.0,
+                  space=space, strategy="model", fraction=1.0,
                   budget_s=budget_s, reps=2, warmup=1, dtype=dtype, progress=progress,
                   cache_file=cache_file, first=[start])
     return showdown(result, start)

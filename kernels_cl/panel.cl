@@ -1,0 +1,193 @@
+/* panel: a register tile over panels of K, no local memory and no barrier: for CPUs.
+ *
+ * A CPU runtime runs a work-group's work-items as the lanes of SIMD vectors, one group a
+ * task on a core; local memory is ordinary memory there, and a barrier splits the kernel
+ * into loops over the work-items that keep private values in memory in between. Here a
+ * work-group is LANES work-items (one vector) that read A and B where they lie, as
+ * BLIS's micro-kernels do: each work-item holds an MR x NV block of C (its columns
+ * LANES apart, so the group holds MR x NR, NR = NV * LANES, and a row of B at one k is
+ * NV vector loads across the lanes); a step of K costs MR values of A (the same in every
+ * lane: broadcasts), NV of B, and MR * NV multiply-adds.
+ *
+ * The group walks MB rows of C, MR at a time, over one panel of KC steps of K, then the
+ * next panel: the KC x NR values of B stay in the core's L1 cache across the MB rows, and
+ * C is read and written once a panel.
+ * PACKED 1: two kernels first copy A and B into panels (pack_a, pack_b), each panel one
+ * contiguous run, and gemm_packed reads those (1.3-1.4x faster at 4096 on Intel's
+ * runtime: the KC rows of B a panel reads otherwise lie ldb apart).
+ * -D MR, NV       rows and vectors of columns of a work-item's block of C
+ * -D LANES        work-items of a work-group: the runtime's SIMD width
+ * -D KC           steps of K of one panel
+ * -D MB           rows of C of one work-group (a multiple of MR)
+ * -D PACKED       0: gemm reads A and B; 1: pack_b, pack_a, then gemm_packed
+ * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
+ * never stored), or zeros in the packed panels; a group whose columns lie inside N reads
+ * B without that clamp, so the runtime sees consecutive addresses across the lanes.
+ * NDRange (SYCL order): (ceil(M / MB), ceil(N / NR) * LANES) in work-groups of (1, LANES).
+ */
+#include "common.h"
+
+#ifndef MR
+#define MR 8        // rows of C a work-item holds
+#endif
+#ifndef NV
+#define NV 3        // columns of C a work-item holds, LANES apart
+#endif
+#ifndef LANES
+#define LANES 16    // work-items of a work-group
+#endif
+#ifndef KC
+#define KC 128      // steps of K of one panel
+#endif
+#ifndef MB
+#define MB 256      // rows of C of one work-group
+#endif
+
+#ifndef PACKED
+#define PACKED 0    // 1: A and B come packed in panels (pack_a, pack_b)
+#endif
+
+#define NR (NV * LANES)
+
+#if PACKED
+/* Packed B: panel p holds columns p*NR ... p*NR + NR - 1 of B, K-major (a step's NR
+ * values side by side), zeros past N. Packed A: panel q holds rows q*MR ... q*MR + MR - 1
+ * of A, K-major, zeros past M. A panel is one contiguous run, so a core's caches hold
+ * KC steps of it in KC * NR (KC * MR) consecutive values, not in KC rows ldb apart,
+ * which for a ldb of a few KiB share a handful of L1 sets.
+ * Both: work-group (kb, p) of LANES work-items packs steps kb*KC ... kb*KC + KC - 1 of
+ * panel p. NDRange: (ceil(K / KC), panels * LANES) in groups of (1, LANES). */
+__kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))
+void pack_b(const int N, const int K, __global const REAL *restrict B, const int ldb,
+            __global REAL *restrict P)
+{
+    const int lane = get_local_id(0);
+    const int panel = get_group_id(0);
+    const int k_stop = min(K, (int)get_group_id(1) * KC + KC);
+    for (int k = get_group_id(1) * KC; k < k_stop; ++k)
+        #pragma unroll
+        for (int v = 0; v < NV; ++v) {
+            const int j = panel * NR + v * LANES + lane;
+            P[(panel * K + k) * NR + v * LANES + lane] = j < N ? B_AT(k, j) : 0;
+        }
+}
+
+__kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))
+void pack_a(const int M, const int K, __global const REAL *restrict A, const int lda,
+            __global REAL *restrict P)
+{
+    const int panel = get_group_id(0);
+    const int k_stop = min(K, (int)get_group_id(1) * KC + KC);
+    for (int k = get_group_id(1) * KC + get_local_id(0); k < k_stop; k += LANES)
+        #pragma unroll
+        for (int r = 0; r < MR; ++r) {
+            const int i = panel * MR + r;
+            P[(panel * K + k) * MR + r] = i < M ? A_AT(i, k) : 0;
+        }
+}
+#endif
+
+/* acc[i][v] += sum over k0 <= k < k1 of a(i, k) * b(k, v), where a(i, k) is
+ * A[rows[i] * a_row + k * a_step] and b(k, v) is B[k * b_step + cols[v]] (cols[] hold
+ * the columns' offsets) */
+inline void panel_product(REAL acc[MR][NV], const int k0, const int k1,
+                          __global const REAL *restrict A, const int *rows, const int a_row,
+                          const int a_step, __global const REAL *restrict B,
+                          const int *cols, const int b_step)
+{
+    for (int k = k0; k < k1; ++k) {
+        REAL b[NV];
+        #pragma unroll
+        for (int v = 0; v < NV; ++v)
+            b[v] = B[k * b_step + cols[v]];
+        #pragma unroll
+        for (int i = 0; i < MR; ++i) {
+            const REAL a = A[rows[i] * a_row + k * a_step];
+            #pragma unroll
+            for (int v = 0; v < NV; ++v)
+                acc[i][v] = MAD(a, b[v], acc[i][v]);
+        }
+    }
+}
+
+#if PACKED
+#define ARGS const int M, const int N, const int K, __global const REAL *restrict A,     \
+             __global const REAL *restrict B, __global REAL *restrict C, const int ldc,  \
+             const int ldp
+#define KERNEL gemm_packed
+#else
+#define ARGS GEMM_ARGS
+#define KERNEL gemm
+#endif
+
+#if PACKED || !B_COLMAJOR
+#define COL_OFFSET(j) (j)
+#else
+#define COL_OFFSET(j) ((j) * ldb)   /* a column of a column-major B */
+#endif
+
+/* PACKED 0: C = A * B as they lie; 1: from A and B packed by pack_a and pack_b (ldp: NR,
+ * passed rather than written as a constant: Intel's CPU compiler turned loads at
+ * k * NR + lane into gathers) */
+__kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))
+void KERNEL(ARGS)
+{
+    const int lane = get_local_id(0);
+    const int n0 = get_group_id(0) * NR;
+    const int m_first = get_group_id(1) * MB;
+    const int m_stop = min(M, m_first + MB);
+    int cols[NV], clamped[NV];
+    #pragma unroll
+    for (int v = 0; v < NV; ++v) {
+        cols[v] = n0 + lane + v * LANES;
+        clamped[v] = COL_OFFSET(min(cols[v], N - 1));
+    }
+#if PACKED
+    /* the group's panel of B, its panels of A: steps of ldp and MR values */
+    __global const REAL *b_panel = B + (long)get_group_id(0) * K * ldp - n0;
+    const int a_row = 1, a_step = MR, b_step = ldp;
+    const bool inside = true;   /* the panels are padded with zeros */
+#else
+    __global const REAL *b_panel = B;
+    const int a_row = A_COLMAJOR ? 1 : lda, a_step = A_COLMAJOR ? lda : 1;
+    const int b_step = B_COLMAJOR ? 1 : ldb;
+    const bool inside = !B_COLMAJOR && n0 + NR <= N;  /* else columns clamped, offsets */
+#endif
+
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int k1 = min(K, k0 + KC);
+        for (int m0 = m_first; m0 < m_stop; m0 += MR) {
+            int rows[MR];
+#if PACKED
+            __global const REAL *a_panel = A + (long)m0 * K;
+            #pragma unroll
+            for (int i = 0; i < MR; ++i)
+                rows[i] = i;
+#else
+            __global const REAL *a_panel = A;
+            #pragma unroll
+            for (int i = 0; i < MR; ++i)
+                rows[i] = min(m0 + i, M - 1);
+#endif
+            REAL acc[MR][NV];
+            #pragma unroll
+            for (int i = 0; i < MR; ++i)
+                #pragma unroll
+                for (int v = 0; v < NV; ++v)
+                    acc[i][v] = 0;
+            if (inside)
+                panel_product(acc, k0, k1, a_panel, rows, a_row, a_step, b_panel, cols, b_step);
+            else
+                panel_product(acc, k0, k1, a_panel, rows, a_row, a_step, b_panel, clamped,
+                              b_step);
+            #pragma unroll
+            for (int i = 0; i < MR; ++i)
+                #pragma unroll
+                for (int v = 0; v < NV; ++v)
+                    if (m0 + i < M && cols[v] < N) {
+                        __global REAL *c = C + (m0 + i) * ldc + cols[v];
+                        *c = k0 == 0 ? acc[i][v] : *c + acc[i][v];
+                    }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+"""panel: BLIS's register tile for CPU runtimes that vectorise across work-items
+(kernels_cl/panel.cl).
+
+A work-group is one SIMD vector of ``wg_x`` work-items; each holds ``tile_y`` rows x
+``tile_x`` columns of C (its columns ``wg_x`` apart), so a step of K is ``tile_y``
+broadcasts of A, ``tile_x`` vector loads of B and ``tile_y * tile_x`` vector FMAs, with no
+local memory and no barrier. The group walks ``MB`` rows of C over panels of ``KC`` steps
+of K. ``PACKED=1`` first copies A and B into contiguous panels (two more launches and
+two workspaces), which is what lets the panel of B stay in L1.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from ..errors import ParameterError
+from ..runtime.ndrange import NDRange
+from .base import LaunchPlan, Params, Step, Variant, restriction, switches
+from .phvm import INT_LIMIT
+
+
+@restriction("MB must be a multiple of tile_y (a group walks its rows tile_y at a time)")
+def _whole_tiles(p: Params) -> bool:
+    return p["MB"] % p["tile_y"] == 0
+
+
+class Panel(Variant):
+    name = "panel"
+    source_file = "panel.cl"
+    summary = ("one SIMD vector a work-group, tile_y x tile_x of C a work-item over panels "
+               "of K, A and B packed into panels first: no local memory, no barrier (for CPU "
+               "runtimes that vectorise across work-items)")
+    space = {"tile_y": [4, 6, 8, 12], "tile_x": [1, 2, 3, 4, 6], "wg_x": [8, 16],
+             "KC": [128, 256, 384, 512], "MB": [96, 128, 192, 256, 384, 512],
+             "PACKED": [0, 1]}
+    defaults = {"tile_y": 8, "tile_x": 3, "wg_x": 16, "KC": 256, "MB": 256, "PACKED": 1}
+    flags = ("PACKED",)
+    interleaved_columns = True
+    restrictions = (_whole_tiles, switches("PACKED"))
+
+    def work_group(self, params: Params) -> tuple[int, int]:
+        return 1, params["wg_x"]
+
+    def elements_per_item(self, params: Params) -> tuple[int, int]:
+        return params["tile_y"], params["tile_x"]
+
+    def defines(self, params: Params) -> dict:
+        return {"MR": params["tile_y"], "NV": params["tile_x"], "LANES": params["wg_x"],
+                "KC": params["KC"], "MB": params["MB"], "PACKED": params["PACKED"]}
+
+    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        rows, lanes = params["tile_y"], params["wg_x"]
+        width = params["tile_x"] * lanes  # NR: columns of C a group holds
+        panels_b, panels_a = ceil(n / width), ceil(m / rows)
+        group = (1, lanes)
+        ndrange = NDRange((ceil(m / params["MB"]), panels_b * lanes), group)
+        defines = self.checked_defines(params)
+        if not params["PACKED"]:
+            return LaunchPlan(ndrange, defines)
+        packed_b, packed_a = panels_b * width * k, panels_a * rows * k
+        if max(packed_a, packed_b) > INT_LIMIT:
+            raise ParameterError(f"{self.name}: the packed panels of A and B ({packed_a} and "
+                                 f"{packed_b} values) exceed the kernels' 32-bit index limit "
+                                 f"{INT_LIMIT}; use PACKED=0")
+        slabs = ceil(k / params["KC"])
+        pack_a = Step(NDRange((slabs, panels_a * lanes), group), defines, "pack_a", "",
+                      ("M", "K", "A", "lda", "W1"))
+        product = Step(ndrange, defines, "gemm_packed", "",
+                       ("M", "N", "K", "W1", "W0", "C", "ldc", width))
+        return LaunchPlan(NDRange((slabs, panels_b * lanes), group), defines, kernel="pack_b",
+                          args=("N", "K", "B", "ldb", "W0"), more=(pack_a, product),
+                          workspace=(packed_b, packed_a))

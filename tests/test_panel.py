@@ -1,0 +1,131 @@
+"""The panel family: right for any shape, layout and valid parameters on every device,
+packed or not; its plan's three launches; clear errors for invalid parameters; and
+``auto`` taking it on CPU runtimes that vectorise across work-items.
+
+Each check poisons C with NaN, so an element the kernels never write fails the test.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import portgemm
+from portgemm.auto.compiler import compiler_kind
+from portgemm.families import get_variant
+
+from conftest import assert_close
+
+DIMS = st.sampled_from([1, 2, 3, 7, 31, 67, 127, 129, 257])
+ORDERS = st.sampled_from(["CC", "CF", "FC", "FF"])
+FAST = settings(max_examples=10, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+PARAMS = {
+    "default": None,
+    "unpacked": dict(PACKED=0),
+    # panels of K shorter than K, groups of rows shorter than M, a narrow vector
+    "short-panels": dict(tile_y=4, tile_x=2, wg_x=8, KC=5, MB=8),
+    "unpacked-short": dict(tile_y=6, tile_x=4, wg_x=4, KC=3, MB=12, PACKED=0),
+}
+# (M, N, K, orders of A and B)
+SHAPES = [(1, 1, 1, "CC"), (2, 3, 7, "FF"), (67, 129, 31, "CF"), (129, 67, 257, "FC"),
+          (127, 257, 3, "CC"), (9, 50, 600, "CC")]
+
+
+def run_checked(device, params, m, n, k, orders, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    a = np.asarray(rng.standard_normal((m, k)), dtype=dtype, order=orders[0])
+    b = np.asarray(rng.standard_normal((k, n)), dtype=dtype, order=orders[1])
+    result = portgemm.gemm(a, b, device=device, variant="panel", params=params,
+                           poison=np.nan)
+    assert_close(result.c, a, b)
+    return result
+
+
+@pytest.mark.parametrize("name", list(PARAMS))
+def test_panel_params(device, name):
+    for m, n, k, orders in SHAPES:
+        run_checked(device, PARAMS[name], m, n, k, orders)
+
+
+@pytest.mark.parametrize("name", ["default", "unpacked-short"])
+def test_panel_float64(device, name):
+    if not device.has_fp64:
+        pytest.skip("device has no float64")
+    for m, n, k, orders in SHAPES[:4]:
+        run_checked(device, PARAMS[name], m, n, k, orders, dtype=np.float64)
+
+
+@FAST
+@given(m=DIMS, n=DIMS, k=DIMS, orders=ORDERS, packed=st.sampled_from([0, 1]),
+       seed=st.integers(0, 2**16))
+def test_panel_random_shapes(device, m, n, k, orders, packed, seed):
+    run_checked(device, dict(tile_y=4, tile_x=3, wg_x=8, KC=16, MB=16, PACKED=packed),
+                m, n, k, orders, seed=seed)
+
+
+def test_packed_and_unpacked_agree(any_device):
+    """The packed panels hold A and B's values in the order the unpacked kernel reads
+    them: the two give the same C, to the last bit."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((45, 300), dtype=np.float32)
+    b = rng.standard_normal((300, 70), dtype=np.float32)
+    packed = portgemm.matmul(a, b, device=any_device, variant="panel",
+                             params=dict(tile_y=4, tile_x=2, wg_x=8, KC=64, MB=16))
+    unpacked = portgemm.matmul(a, b, device=any_device, variant="panel",
+                               params=dict(tile_y=4, tile_x=2, wg_x=8, KC=64, MB=16, PACKED=0))
+    assert np.array_equal(packed, unpacked)
+
+
+def test_packed_plan_is_three_launches():
+    panel = get_variant("panel")
+    params = panel.resolve(dict(tile_y=8, tile_x=3, wg_x=16, KC=256, MB=256))
+    plan = panel.plan(1000, 100, 513, params)
+    assert [s.kernel for s in plan.steps] == ["pack_b", "pack_a", "gemm_packed"]
+    # B in 3 panels of 48 columns, A in 125 panels of 8 rows, each over all of K
+    assert plan.workspace == (3 * 48 * 513, 125 * 8 * 513)
+    assert plan.steps[0].ndrange.global_range.sizes == (3, 3 * 16)     # K in 3 slabs of 256
+    assert plan.steps[1].ndrange.global_range.sizes == (3, 125 * 16)
+    assert plan.steps[2].ndrange.global_range.sizes == (4, 3 * 16)     # 1000 rows, 256 a group
+    assert plan.steps[2].args[-1] == 48
+    unpacked = panel.plan(1000, 100, 513, dict(params, PACKED=0))
+    assert [s.kernel for s in unpacked.steps] == ["gemm"] and not unpacked.workspace
+
+
+def test_packed_panels_past_the_index_limit_are_refused():
+    panel = get_variant("panel")
+    params = panel.resolve(None)
+    with pytest.raises(portgemm.ParameterError, match="PACKED=0"):
+        panel.plan(8, 50000, 50000, params)
+
+
+@pytest.mark.parametrize("bad, named", [
+    (dict(MB=100), "MB must be a multiple of tile_y"),
+    (dict(PACKED=2), "PACKED"),
+    (dict(tile_y=0), "tile_y"),
+    (dict(tile_y=32, tile_x=16), "private values"),
+    (dict(wg_y=2), "no parameter wg_y"),
+])
+def test_panel_invalid_params(any_device, bad, named):
+    a = np.ones((8, 8), np.float32)
+    with pytest.raises(portgemm.ParameterError, match=named):
+        portgemm.gemm(a, a, device=any_device, variant="panel", params=bad)
+
+
+def test_auto_takes_panel_on_work_item_vectorising_cpus(any_device, monkeypatch):
+    """With no database, ordinary and deep-K shapes go to panel where the compiler
+    vectorises across work-items (Intel's CPU runtime), with a group of the device's
+    native width; on other devices to their own families."""
+    from portgemm.auto.choice import choose
+
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", "none")
+    portgemm.clear_caches()
+    kind = compiler_kind(any_device)
+    for shape in [(300, 300, 300), (2048, 2048, 2048), (1024, 1024, 16384)]:
+        choice = choose(any_device, *shape)
+        if kind == "work-item-vectorising":
+            assert choice.variant == "panel" and choice.source == "model"
+            width = any_device.native_vector_width
+            assert choice.params["wg_x"] == (width if width in (4, 8, 16) else 8)
+        else:
+            assert choice.variant != "panel"
