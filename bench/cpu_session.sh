@@ -27,6 +27,10 @@ TAILN=4 step pocl-long-tune-2048 $py -m portgemm.tune --device pocl --variant ve
   --database "$out/pocl-long.json" --level name
 TAILN=4 step pocl-quick-tune $py -m portgemm.tune --quick --device pocl --no-cache \
   --database "$out/pocl-quick.json" --level name
+TAILN=4 step intel-long-tune $py -m portgemm.tune --device intel --variant panel --sizes 2048 \
+  --strategy exhaustive --only tile_y=4,6,8 --only tile_x=2,3,4,6 --only KC=128,256,384,512 \
+  --only MB=128,256,512 --restrict 'tile_y*tile_x<=24 and tile_y*tile_x>=16' --reps 3 \
+  --no-progress --no-cache --top 8 --database "$out/intel-long.json" --level name
 TAILN=4 step intel-quick-tune $py -m portgemm.tune --quick --device intel --no-cache \
   --database "$out/intel-quick.json" --level name
 
@@ -42,7 +46,7 @@ TAILN=8 step pocl-auto-long env PORTGEMM_TUNING_DB="$out/pocl-long.json" "${benc
 TAILN=12 step pocl-sources $py bench/sources.py --device pocl --sizes 1024,2048 \
   --db quick="$out/pocl-quick.json" --db long="$out/pocl-long.json"
 TAILN=12 step intel-sources $py bench/sources.py --device intel --sizes 1024,2048 \
-  --db quick="$out/intel-quick.json" --db long="$out/intel-xgemm-2048.json"
+  --db quick="$out/intel-quick.json" --db long="$out/intel-long.json"
 
 # 3. the threaded host path, call overhead, first call of a new process
 TAILN=10 step threads $py bench/host_threads.py --sizes 2048

@@ -3,7 +3,9 @@
 For each size: the configuration `auto` picks with no database (the model), with the
 shipped databases, and with each database named by --db, deduplicated, timed in
 interleaved rounds with numpy's ``a @ b`` (so slow drifts of a shared machine hit all of
-them alike): kernel time (OpenCL events), median over the rounds.
+them alike; a pause after numpy, and the order rotating from round to round, so that
+OpenBLAS's spinning threads slow none of them in particular): kernel time (OpenCL
+events), median over the rounds.
 
     env -u OPENBLAS_CORETYPE python bench/sources.py --device pocl --sizes 1024,2048 \\
         --db quick=quick.json --db long=long.json
@@ -20,6 +22,7 @@ import numpy as np
 import portgemm
 from portgemm.auto import choose
 from portgemm.auto.database import shipped_database_paths
+from portgemm.bench.runner import SETTLE_S
 
 
 def configurations(device, n: int, databases: list[tuple[str, str]]) -> dict[tuple, list[str]]:
@@ -55,11 +58,14 @@ def main() -> int:
         numpy_ms: list[float] = []
         for key in configs:  # warm-up: build and first run
             portgemm.gemm(a, b, device=device, variant=key[0], params=dict(key[1]))
-        for _ in range(args.rounds):
+        keys = list(configs)
+        for turn in range(args.rounds):
             start = time.perf_counter()
             a @ b
             numpy_ms.append((time.perf_counter() - start) * 1e3)
-            for key in configs:
+            time.sleep(SETTLE_S)  # OpenBLAS's threads spin on after a call, taking a core
+            # the first after numpy rotates: no configuration always runs first
+            for key in keys[turn % len(keys):] + keys[:turn % len(keys)]:
                 result = portgemm.gemm(a, b, device=device, variant=key[0], params=dict(key[1]))
                 kernel_ms[key].append(result.kernel_ms)
         best = min(statistics.median(v) for v in kernel_ms.values())
