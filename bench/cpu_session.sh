@@ -52,6 +52,8 @@ TAILN=12 step intel-sources $py bench/sources.py --device intel --sizes 1024,204
 TAILN=10 step threads $py bench/host_threads.py --sizes 2048
 TAILN=4 step overhead-intel $py bench/overhead.py --device intel --reps 1000
 TAILN=4 step overhead-pocl $py bench/overhead.py --device pocl --reps 1000
+TAILN=4 step overhead-intel-naive $py bench/overhead.py --device intel --reps 1000 --variant naive
+TAILN=4 step overhead-pocl-naive $py bench/overhead.py --device pocl --reps 1000 --variant naive
 TAILN=6 step first-call $py bench/first_call.py --device intel,pocl --size 256 --runs 5
 TAILN=6 step first-call-no-program-cache env PORTGEMM_PROGRAM_CACHE=off $py bench/first_call.py --device intel,pocl --size 256 --runs 5
 
