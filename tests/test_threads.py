@@ -454,12 +454,18 @@ def test_packing_buffer_is_reused_up_to_its_limit(monkeypatch):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("steps", [0, 1, 7, 300])
-def test_register_tile_adds_its_product_into_c(dtype, steps):
-    """The micro-kernel alone: C's tile at an offset, rows ld apart, += A panel x B
-    panel; values around the tile untouched."""
+@pytest.mark.parametrize("shape", ["host", (6, 2), (3, 1)])
+def test_register_tile_adds_its_product_into_c(dtype, steps, shape):
+    """The micro-kernel alone, in the host's shape and in those of other CPUs (AVX2's
+    6 x 2): C's tile at an offset, rows ld apart, += A panel x B panel; values around the
+    tile untouched."""
     from numba import njit
 
-    from portgemm.backends.microkernel import MR, NV, lanes, tile_update
+    from portgemm.backends import microkernel
+
+    MR, NV = (microkernel.MR, microkernel.NV) if shape == "host" else shape
+    tile_update = microkernel.tile_kernel(MR, NV)
+    lanes = microkernel.lanes
 
     @njit
     def update(ap, bp, c, c0, ld):

@@ -60,11 +60,20 @@ def _vector_call(builder, name: str, vector: ir.VectorType, operands: int):
     return cgutils.get_or_insert_function(builder.module, fnty, f"{name}.{suffix}")
 
 
-@intrinsic
-def tile_update(typingctx, ap, a0, bp, b0, kc, c, c0, ldc):
+def tile_kernel(rows: int, vectors: int):
+    """The intrinsic for a tile of ``rows`` x ``vectors`` vectors of B (MR x NV)."""
+    def tile_update(typingctx, ap, a0, bp, b0, kc, c, c0, ldc):
+        return _typed(rows, vectors, ap, a0, bp, b0, kc, c, c0, ldc)
+
+    tile_update.__name__ = f"tile_update_{rows}x{vectors}"
+    return intrinsic(tile_update)
+
+
+def _typed(rows, vectors, ap, a0, bp, b0, kc, c, c0, ldc):
     """c[c0 + i * ldc + j] += sum over k < kc of ap[a0 + k * MR + i] * bp[b0 + k * NR + j]
-    for i < MR, j < NR = NV * LANES: the arrays' flat data, C-contiguous, of one dtype.
-    Nothing is bounds-checked: the caller keeps every index inside its array."""
+    for i < MR, j < NR = NV * LANES (MR = rows, NV = vectors): the arrays' flat data,
+    C-contiguous, of one dtype. Nothing is bounds-checked: the caller keeps every index
+    inside its array."""
     if not all(isinstance(x, types.Array) and x.layout == "C" for x in (ap, bp, c)):
         return None
     if not ap.dtype == bp.dtype == c.dtype or ap.dtype not in (types.float32, types.float64):
@@ -103,19 +112,19 @@ def tile_update(typingctx, ap, a0, bp, b0, kc, c, c0, ldc):
         # one step of K: the accumulators are phis carried around the loop
         builder.position_at_end(loop)
         k = builder.phi(i64)
-        sums = [builder.phi(vector) for _ in range(MR * NV)]
-        b_row = builder.gep(pb, [builder.mul(k, const(NV * width))])
-        b_vectors = [builder.load(vector_at(b_row, v * width), align=1) for v in range(NV)]
-        a_step = builder.gep(pa, [builder.mul(k, const(MR))])
+        sums = [builder.phi(vector) for _ in range(rows * vectors)]
+        b_row = builder.gep(pb, [builder.mul(k, const(vectors * width))])
+        b_vectors = [builder.load(vector_at(b_row, v * width), align=1) for v in range(vectors)]
+        a_step = builder.gep(pa, [builder.mul(k, const(rows))])
         added = []
-        for i in range(MR):
+        for i in range(rows):
             a_value = builder.load(builder.gep(a_step, [const(i)]))
             a_vector = builder.shuffle_vector(
                 builder.insert_element(ir.Constant(vector, ir.Undefined), a_value,
                                        ir.Constant(ir.IntType(32), 0)),
                 ir.Constant(vector, ir.Undefined), splat)
-            added += [builder.call(fma, [a_vector, b_vectors[v], sums[i * NV + v]])
-                      for v in range(NV)]
+            added += [builder.call(fma, [a_vector, b_vectors[v], sums[i * vectors + v]])
+                      for v in range(vectors)]
         next_k = builder.add(k, const(1))
         k.add_incoming(const(0), entry)
         k.add_incoming(next_k, loop)
@@ -130,12 +139,15 @@ def tile_update(typingctx, ap, a0, bp, b0, kc, c, c0, ldc):
         for total, new in zip(totals, added):
             total.add_incoming(zero, entry)
             total.add_incoming(new, loop)
-        for i in range(MR):
+        for i in range(rows):
             row = builder.gep(pc, [builder.mul(const(i), ld)])
-            for v in range(NV):
+            for v in range(vectors):
                 pointer = vector_at(row, v * width)
-                builder.store(builder.fadd(builder.load(pointer, align=1), totals[i * NV + v]),
+                builder.store(builder.fadd(builder.load(pointer, align=1), totals[i * vectors + v]),
                               pointer, align=1)
         return context.get_dummy_value()
 
     return signature, codegen
+
+
+tile_update = tile_kernel(MR, NV)
