@@ -61,9 +61,9 @@ def test_gpu_default_is_the_xgemm_preset():
 
 @pytest.mark.parametrize("width, dtype_size, tile, lanes", [
     (16, 4, (8, 3), 16),   # AVX-512: 24 accumulators of 32 registers, 16 floats each
-    (16, 8, (8, 3), 8),    # the same registers hold 8 doubles
+    (16, 8, (4, 3), 16),   # 16 doubles take two registers: half the rows
     (8, 4, (6, 2), 8),     # AVX2's 16 registers: 12 accumulators
-    (8, 8, (6, 2), 4),
+    (8, 8, (3, 2), 8),
     (1, 4, (6, 2), 8),     # a width no SIMD unit has: 8
 ])
 def test_intel_cpu_default_is_panel_as_wide_as_the_simd(width, dtype_size, tile, lanes):

@@ -66,12 +66,14 @@ def ordinary_candidates(device: Device,
 
 def panel_params(device: Device, itemsize: int = 4) -> dict[str, Any]:
     """panel for a CPU runtime that vectorises across work-items: a work-group one SIMD
-    vector (the native float width, halved for float64), and as many accumulators as the
-    registers hold beside a step's vectors of B and a broadcast of A: 8 x 3 vectors of 32
-    (AVX-512, BLIS's Skylake-X tiles), 6 x 2 of 16 (AVX2 and narrower)."""
-    width = device.native_vector_width if device.native_vector_width in (4, 8, 16) else 8
-    lanes = max(2, width * 4 // itemsize)
-    rows, vectors = (8, 3) if width >= 16 else (6, 2)
+    vector of the native float width, and as many accumulators as the registers hold
+    beside a step's vectors of B and a broadcast of A: 8 x 3 vectors of 32 (AVX-512,
+    BLIS's Skylake-X tiles), 6 x 2 of 16 (AVX2 and narrower); half the rows for float64,
+    whose work-group vector takes two registers (a group of half the width ran 6x slower
+    on Intel's runtime: bench/results/2026-11-22-cpu-panel)."""
+    lanes = device.native_vector_width if device.native_vector_width in (4, 8, 16) else 8
+    rows, vectors = (8, 3) if lanes >= 16 else (6, 2)
+    rows = max(1, rows * 4 // itemsize)
     return {**get_variant("panel").defaults, "tile_y": rows, "tile_x": vectors,
             "wg_x": lanes, "MB": 32 * rows}
 
