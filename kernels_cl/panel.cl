@@ -12,14 +12,14 @@
  * The group walks MB rows of C, MR at a time, over one panel of KC steps of K, then the
  * next panel: the KC x NR values of B stay in the core's L1 cache across the MB rows, and
  * C is read and written once a panel.
- * PACKED 1: two kernels first copy A and B into panels (pack_a, pack_b), each panel one
- * contiguous run, and gemm_packed reads those (1.3-1.4x faster at 4096 on Intel's
- * runtime: the KC rows of B a panel reads otherwise lie ldb apart).
+ * PACKED 1: kernels_cl/pack.cl first copies A and B into panels of MR rows and NR
+ * columns, each one contiguous run, and gemm_packed reads those (1.3-1.4x faster at 4096
+ * on Intel's runtime: the KC rows of B a panel reads otherwise lie ldb apart).
  * -D MR, NV       rows and vectors of columns of a work-item's block of C
  * -D LANES        work-items of a work-group: the runtime's SIMD width
  * -D KC           steps of K of one panel
  * -D MB           rows of C of one work-group (a multiple of MR)
- * -D PACKED       0: gemm reads A and B; 1: pack_b, pack_a, then gemm_packed
+ * -D PACKED       0: gemm reads A and B; 1: gemm_packed reads them packed
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), or zeros in the packed panels; a group whose columns lie inside N reads
  * B without that clamp, so the runtime sees consecutive addresses across the lanes.
@@ -44,48 +44,10 @@
 #endif
 
 #ifndef PACKED
-#define PACKED 0    // 1: A and B come packed in panels (pack_a, pack_b)
+#define PACKED 0    // 1: A and B come packed in panels (kernels_cl/pack.cl)
 #endif
 
 #define NR (NV * LANES)
-
-#if PACKED
-/* Packed B: panel p holds columns p*NR ... p*NR + NR - 1 of B, K-major (a step's NR
- * values side by side), zeros past N. Packed A: panel q holds rows q*MR ... q*MR + MR - 1
- * of A, K-major, zeros past M. A panel is one contiguous run, so a core's caches hold
- * KC steps of it in KC * NR (KC * MR) consecutive values, not in KC rows ldb apart,
- * which for a ldb of a few KiB share a handful of L1 sets.
- * Both: work-group (kb, p) of LANES work-items packs steps kb*KC ... kb*KC + KC - 1 of
- * panel p. NDRange: (ceil(K / KC), panels * LANES) in groups of (1, LANES). */
-__kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))
-void pack_b(const int N, const int K, __global const REAL *restrict B, const int ldb,
-            __global REAL *restrict P)
-{
-    const int lane = get_local_id(0);
-    const int panel = get_group_id(0);
-    const int k_stop = min(K, (int)get_group_id(1) * KC + KC);
-    for (int k = get_group_id(1) * KC; k < k_stop; ++k)
-        #pragma unroll
-        for (int v = 0; v < NV; ++v) {
-            const int j = panel * NR + v * LANES + lane;
-            P[(panel * K + k) * NR + v * LANES + lane] = j < N ? B_AT(k, j) : 0;
-        }
-}
-
-__kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))
-void pack_a(const int M, const int K, __global const REAL *restrict A, const int lda,
-            __global REAL *restrict P)
-{
-    const int panel = get_group_id(0);
-    const int k_stop = min(K, (int)get_group_id(1) * KC + KC);
-    for (int k = get_group_id(1) * KC + get_local_id(0); k < k_stop; k += LANES)
-        #pragma unroll
-        for (int r = 0; r < MR; ++r) {
-            const int i = panel * MR + r;
-            P[(panel * K + k) * MR + r] = i < M ? A_AT(i, k) : 0;
-        }
-}
-#endif
 
 /* acc[i][v] += sum over k0 <= k < k1 of a(i, k) * b(k, v), where a(i, k) is
  * A[rows[i] * a_row + k * a_step] and b(k, v) is B[k * b_step + cols[v]] (cols[] hold
@@ -126,7 +88,7 @@ inline void panel_product(REAL acc[MR][NV], const int k0, const int k1,
 #define COL_OFFSET(j) ((j) * ldb)   /* a column of a column-major B */
 #endif
 
-/* PACKED 0: C = A * B as they lie; 1: from A and B packed by pack_a and pack_b (ldp: NR,
+/* PACKED 0: C = A * B as they lie; 1: from A and B packed by pack.cl (ldp: NR,
  * passed rather than written as a constant: Intel's CPU compiler turned loads at
  * k * NR + lane into gathers) */
 __kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))

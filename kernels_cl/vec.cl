@@ -7,9 +7,13 @@
  * barrier, which such compilers turn into loops over the work-items that spill private
  * values at every barrier. A work-item reads its rows of A and a panel of B straight
  * from memory (the caches serve the re-reads of the work-items that share them).
+ * PACKED 1: B comes packed in panels of TILE_X columns, K-major (kernels_cl/pack.cl),
+ * passed with ldb = TILE_X: a work-item's steps of B follow one another instead of lying
+ * ldb apart (PoCL at 2048: 145-173 against 84-106 GFLOPS).
  * Edges (any M, N, K): rows past M read the last row and are not stored; a work-item
  * whose columns pass N (or a column-major B, not contiguous along N) reads B element by
- * element with the column clamped, and stores only the columns inside C.
+ * element with the column clamped (packed, the panel's zeros), and stores only the
+ * columns inside C.
  * NDRange: (ceil(M / TILE_Y), ceil(N / TILE_X)) rounded up to the work-group.
  */
 #include "common.h"
@@ -22,6 +26,9 @@
 #endif
 #ifndef VW
 #define VW 16       // elements per vector: 1, 2, 4, 8 or 16
+#endif
+#ifndef PACKED
+#define PACKED 0    // 1: B packed in panels of TILE_X columns (ldb = TILE_X)
 #endif
 
 #define VEC_CAT_(a, b) a##b
@@ -92,8 +99,9 @@ __kernel void gemm(GEMM_ARGS)
         for (int r = 0; r < RUNS; ++r)
             acc[y][r] = (REALV)(0);
 
-    if (!B_COLMAJOR && col0 + TILE_X <= N) {
-        __global const REAL *brow = B + col0;
+    if (PACKED || (!B_COLMAJOR && col0 + TILE_X <= N)) {
+        /* packed: the work-item's panel, ldb = TILE_X */
+        __global const REAL *brow = B + (PACKED ? (long)(col0 / TILE_X) * K * TILE_X : col0);
         for (int k = 0; k < K; ++k, brow += ldb)
             VEC_STEP(k, B_RUN)
     } else {

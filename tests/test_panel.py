@@ -1,6 +1,7 @@
 """The panel family: right for any shape, layout and valid parameters on every device,
 packed or not; its plan's three launches; clear errors for invalid parameters; and
-``auto`` taking it on CPU runtimes that vectorise across work-items.
+``auto`` taking it on CPU runtimes that vectorise across work-items. Also vec with B
+packed by the same kernel (kernels_cl/pack.cl).
 
 Each check poisons C with NaN, so an element the kernels never write fails the test.
 """
@@ -82,6 +83,9 @@ def test_packed_plan_is_three_launches():
     params = panel.resolve(dict(tile_y=8, tile_x=3, wg_x=16, KC=256, MB=256))
     plan = panel.plan(1000, 100, 513, params)
     assert [s.kernel for s in plan.steps] == ["pack_b", "pack_a", "gemm_packed"]
+    assert [s.source_file for s in plan.steps] == ["pack.cl", "pack.cl", ""]
+    assert dict(plan.steps[0].defines)["PACK_WIDTH"] == 48
+    assert dict(plan.steps[1].defines)["PACK_HEIGHT"] == 8
     # B in 3 panels of 48 columns, A in 125 panels of 8 rows, each over all of K
     assert plan.workspace == (3 * 48 * 513, 125 * 8 * 513)
     assert plan.steps[0].ndrange.global_range.sizes == (3, 3 * 16)     # K in 3 slabs of 256
@@ -129,3 +133,43 @@ def test_auto_takes_panel_on_work_item_vectorising_cpus(any_device, monkeypatch)
             assert choice.params["wg_x"] == (width if width in (4, 8, 16) else 8)
         else:
             assert choice.variant != "panel"
+
+
+# --- vec with B packed -------------------------------------------------------------------
+VEC_PACKED = {
+    "wide": dict(tile_y=8, tile_x=48, vw=16, wg_y=2, wg_x=4, PACKED=1),
+    "narrow": dict(tile_y=3, tile_x=8, vw=4, wg_y=1, wg_x=2, PACKED=1),
+}
+
+
+@pytest.mark.parametrize("name", list(VEC_PACKED))
+def test_vec_packed(device, name):
+    for m, n, k, orders in SHAPES:
+        rng = np.random.default_rng(m + n + k)
+        a = np.asarray(rng.standard_normal((m, k)), dtype=np.float32, order=orders[0])
+        b = np.asarray(rng.standard_normal((k, n)), dtype=np.float32, order=orders[1])
+        result = portgemm.gemm(a, b, device=device, variant="vec", params=VEC_PACKED[name],
+                               poison=np.nan)
+        assert_close(result.c, a, b)
+
+
+def test_vec_packed_agrees_with_unpacked(any_device):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((50, 333), dtype=np.float32)
+    b = rng.standard_normal((333, 100), dtype=np.float32)  # 100: a ragged last panel
+    params = dict(tile_y=4, tile_x=32, vw=16, wg_y=1, wg_x=2)
+    packed = portgemm.matmul(a, b, device=any_device, variant="vec",
+                             params=dict(params, PACKED=1))
+    unpacked = portgemm.matmul(a, b, device=any_device, variant="vec", params=params)
+    assert np.array_equal(packed, unpacked)
+
+
+def test_vec_packed_plan():
+    vec = get_variant("vec")
+    params = vec.resolve(dict(tile_y=8, tile_x=48, vw=16, wg_y=2, wg_x=4, PACKED=1))
+    plan = vec.plan(100, 100, 700, params)
+    assert [(s.kernel, s.source_file) for s in plan.steps] == [("pack_b", "pack.cl"),
+                                                               ("gemm", "")]
+    assert plan.workspace == (3 * 48 * 700,)    # 100 columns in 3 panels of 48
+    assert plan.steps[1].args[5:7] == ("W0", 48)  # B is the panels, ldb their width
+    assert vec.plan(100, 100, 700, dict(params, PACKED=0)).steps[0].kernel == "gemm"

@@ -36,13 +36,14 @@ def test_compiler_kind_from_platform_and_type(changes, kind):
     assert compiler_kind(fake_device(**changes)) == kind
 
 
-@pytest.mark.parametrize("width, rows, columns, vw", [(16, 6, 64, 16), (8, 4, 16, 8),
+@pytest.mark.parametrize("width, rows, columns, vw", [(16, 8, 48, 16), (8, 4, 16, 8),
                                                       (4, 4, 16, 8)])
 def test_pocl_default_is_vec_as_wide_as_the_native_simd(width, rows, columns, vw):
     device = fake_device(**POCL, native_vector_width=width)
     variant, params, reason = default_choice(device, 1024, 1024, 1024, 4)
     assert variant == "vec" and "code-vectorising" in reason
     assert (params["tile_y"], params["tile_x"], params["vw"]) == (rows, columns, vw)
+    assert params["PACKED"] == 1
     assert not get_variant("vec").problems(params, device, 4)
 
 
@@ -164,7 +165,8 @@ def test_quick_refuses_a_variant_or_model(extra, capsys):
 
 def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
     """The search's fastest few and the start are timed again in turn, and the lowest
-    median wins, whatever one noisy pass of the search said."""
+    median wins (the start unless beaten by START_MARGIN), whatever one noisy pass of the
+    search said."""
     from portgemm.tune import quick
     from portgemm.tune.results import Candidate, Record, TuneResult
 
@@ -188,7 +190,13 @@ def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
     picked = quick.showdown(result, start.params)
     assert picked.best.params == start.params and picked.best.kernel_ms == 0.9
     assert "showdown of 5" in picked.strategy
-    # the four fastest of the search, then the start, in turn, three rounds
-    assert timed == [2, 4, 16, 32, 8] * quick.SHOWDOWN_ROUNDS
+    # the four fastest of the search and the start, in turn, the order rotating
+    assert timed == [2, 4, 16, 32, 8, 4, 16, 32, 8, 2, 16, 32, 8, 2, 4]
     # without the start among them, the fastest of the four again
     assert quick.showdown(result, None).best.params == fast.params
+    # the start keeps its place against a challenger less than START_MARGIN faster ...
+    again.update({8: 1.0, 4: 1.0 - quick.START_MARGIN / 2})
+    assert quick.showdown(result, start.params).best.params == start.params
+    # ... and yields to a clearly faster one
+    again[4] = 1.0 - 2 * quick.START_MARGIN
+    assert quick.showdown(result, start.params).best.params == fast.params

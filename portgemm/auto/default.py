@@ -40,13 +40,13 @@ def ordinary_candidates(device: Device,
     xgemm = get_variant("xgemm")
     if kind == "code-vectorising":
         if device.native_vector_width >= 16:  # AVX-512: 24 accumulators of 32 registers
-            width, rows, runs, wg_y, wg_x = 16, 6, 4, 1, 8
+            width, rows, runs, wg_y, wg_x = 16, 8, 3, 2, 4
         else:  # AVX2's 16 registers: 8 accumulators
             width, rows, runs, wg_y, wg_x = 8, 4, 2, 2, 4
         return [("vec", {"tile_y": rows, "tile_x": runs * width, "vw": width,
-                         "wg_y": wg_y, "wg_x": wg_x},
+                         "wg_y": wg_y, "wg_x": wg_x, "PACKED": 1},
                  (f"{kind} compiler (PoCL): vec, {rows} x {runs * width} a work-item in "
-                  f"vectors of {width} (the device's native width)"))]
+                  f"vectors of {width} (the device's native width), B packed in panels"))]
     candidates = []
     if kind == "work-item-vectorising":
         params = panel_params(device, itemsize)

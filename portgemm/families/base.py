@@ -75,10 +75,18 @@ class LaunchPlan:
     zero_c: bool = False
     args: tuple = GEMM_KERNEL_ARGS
     kernel: str = "gemm"
+    source_file: str = ""   # of the first kernel: "" is the variant's own
+
+    @classmethod
+    def starting_with(cls, first: Step, **rest) -> "LaunchPlan":
+        """A plan whose first launch is ``first`` (a packing step, say)."""
+        return cls(first.ndrange, first.defines, kernel=first.kernel,
+                   source_file=first.source_file, args=first.args, **rest)
 
     @property
     def steps(self) -> tuple[Step, ...]:
-        return (Step(self.ndrange, self.defines, self.kernel, "", self.args),) + self.more
+        return (Step(self.ndrange, self.defines, self.kernel, self.source_file, self.args),
+                ) + self.more
 
 
 # C of at least this many elements is summed 4 elements a work-item (kernels_cl/reduce.cl):

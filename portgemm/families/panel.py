@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from math import ceil
 
-from ..errors import ParameterError
 from ..runtime.ndrange import NDRange
 from .base import LaunchPlan, Params, Step, Variant, restriction, switches
-from .phvm import INT_LIMIT
+from .packing import pack_a_step, pack_b_step
 
 
 @restriction("MB must be a multiple of tile_y (a group walks its rows tile_y at a time)")
@@ -51,22 +50,13 @@ class Panel(Variant):
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         rows, lanes = params["tile_y"], params["wg_x"]
         width = params["tile_x"] * lanes  # NR: columns of C a group holds
-        panels_b, panels_a = ceil(n / width), ceil(m / rows)
-        group = (1, lanes)
-        ndrange = NDRange((ceil(m / params["MB"]), panels_b * lanes), group)
+        ndrange = NDRange((ceil(m / params["MB"]), ceil(n / width) * lanes), (1, lanes))
         defines = self.checked_defines(params)
         if not params["PACKED"]:
             return LaunchPlan(ndrange, defines)
-        packed_b, packed_a = panels_b * width * k, panels_a * rows * k
-        if max(packed_a, packed_b) > INT_LIMIT:
-            raise ParameterError(f"{self.name}: the packed panels of A and B ({packed_a} and "
-                                 f"{packed_b} values) exceed the kernels' 32-bit index limit "
-                                 f"{INT_LIMIT}; use PACKED=0")
-        slabs = ceil(k / params["KC"])
-        pack_a = Step(NDRange((slabs, panels_a * lanes), group), defines, "pack_a", "",
-                      ("M", "K", "A", "lda", "W1"))
+        pack_b, packed_b = pack_b_step(n, k, width, lanes, "W0")
+        pack_a, packed_a = pack_a_step(m, k, rows, lanes, "W1")
         product = Step(ndrange, defines, "gemm_packed", "",
                        ("M", "N", "K", "W1", "W0", "C", "ldc", width))
-        return LaunchPlan(NDRange((slabs, panels_b * lanes), group), defines, kernel="pack_b",
-                          args=("N", "K", "B", "ldb", "W0"), more=(pack_a, product),
-                          workspace=(packed_b, packed_a))
+        return LaunchPlan.starting_with(pack_b, more=(pack_a, product),
+                                        workspace=(packed_b, packed_a))

@@ -4,11 +4,15 @@ Each work-item computes tile_y x tile_x of C as vectors of ``vw`` elements, one 
 update per k, with no local memory and no barrier: the kernel for CPU compilers that
 vectorise the code as written rather than across work-items (PoCL; also fine on Intel's
 runtime). ``tile_x`` is in elements (the common vocabulary) and a multiple of ``vw``.
+``PACKED=1`` first copies B into panels of ``tile_x`` columns (one more launch and a
+workspace of B's size), so that a work-item's steps of B lie one after another.
 """
 
-from .base import Params, Variant, as_count, restriction
+from .base import LaunchPlan, Params, Step, Variant, as_count, restriction, switches
+from .packing import pack_b_step
 
 VECTOR_WIDTHS = (1, 2, 4, 8, 16)
+PACK_LANES = 16  # work-items of a packing group
 
 
 @restriction("vw must be 1, 2, 4, 8 or 16, and tile_x a multiple of it")
@@ -22,9 +26,10 @@ class Vec(Variant):
     summary = ("tile_y x tile_x of C per work-item as vectors of vw, no local memory, no "
                "barrier (for CPU compilers that vectorise the kernel as written)")
     space = {"tile_y": [2, 4, 6, 8], "tile_x": [16, 32, 48, 64], "vw": [8, 16],
-             "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8]}
-    defaults = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4}
-    restrictions = (_runs,)
+             "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8], "PACKED": [0, 1]}
+    defaults = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4, "PACKED": 0}
+    flags = ("PACKED",)
+    restrictions = (_runs, switches("PACKED"))
 
     def translate(self, params: Params) -> dict:
         """A ``tile_x`` given without ``vw`` takes the widest vector that divides it, so
@@ -44,4 +49,16 @@ class Vec(Variant):
         return params["tile_y"] * params["tile_x"] + params["tile_x"] + params["vw"]
 
     def defines(self, params: Params) -> dict:
-        return {"TILE_Y": params["tile_y"], "TILE_X": params["tile_x"], "VW": params["vw"]}
+        return {"TILE_Y": params["tile_y"], "TILE_X": params["tile_x"], "VW": params["vw"],
+                "PACKED": params["PACKED"]}
+
+    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        """PACKED=1: B is first packed in panels of tile_x columns (kernels_cl/pack.cl),
+        which the kernel reads with ldb = tile_x."""
+        plan = super().plan(m, n, k, params, itemsize)
+        if not params["PACKED"]:
+            return plan
+        pack, elements = pack_b_step(n, k, params["tile_x"], PACK_LANES, "W0")
+        product = Step(plan.ndrange, plan.defines,
+                       args=("M", "N", "K", "A", "lda", "W0", params["tile_x"], "C", "ldc"))
+        return LaunchPlan.starting_with(pack, more=(product,), workspace=(elements,))

@@ -1,0 +1,46 @@
+"""Launches that copy A or B into contiguous panels before a GEMM kernel reads them
+(kernels_cl/pack.cl): what ``panel`` and ``vec`` do with ``PACKED=1``.
+
+A work-item that walks a few columns of B along all of K reads rows ldb apart, which on
+a CPU share a few L1 sets and each touch another page; packed, its panel is one run.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from ..errors import ParameterError
+from ..runtime.ndrange import NDRange
+from .base import Step
+from .phvm import INT_LIMIT
+
+PACK_STEPS = 256  # steps of K one work-group copies
+
+
+def pack_b_step(n: int, k: int, width: int, lanes: int, workspace: str) -> tuple[Step, int]:
+    """(the launch, the workspace's element count) that packs B in panels of ``width``
+    columns into ``workspace``, work-groups of ``lanes`` work-items."""
+    panels = ceil(n / width)
+    return _step("pack_b", panels, k, lanes, {"PACK_WIDTH": width},
+                 ("N", "K", "B", "ldb", workspace)), _within(panels * width * k, "B")
+
+
+def pack_a_step(m: int, k: int, height: int, lanes: int, workspace: str) -> tuple[Step, int]:
+    """(the launch, the workspace's element count) that packs A in panels of ``height``
+    rows into ``workspace``."""
+    panels = ceil(m / height)
+    return _step("pack_a", panels, k, lanes, {"PACK_HEIGHT": height},
+                 ("M", "K", "A", "lda", workspace)), _within(panels * height * k, "A")
+
+
+def _step(kernel: str, panels: int, k: int, lanes: int, shape: dict, args: tuple) -> Step:
+    defines = tuple(sorted({**shape, "PACK_LANES": lanes, "PACK_STEPS": PACK_STEPS}.items()))
+    ndrange = NDRange((ceil(k / PACK_STEPS), panels * lanes), (1, lanes))
+    return Step(ndrange, defines, kernel, "pack.cl", args)
+
+
+def _within(elements: int, name: str) -> int:
+    if elements > INT_LIMIT:
+        raise ParameterError(f"{name} packed in panels ({elements} values) exceeds the "
+                             f"kernels' 32-bit index limit {INT_LIMIT}; use PACKED=0")
+    return elements
