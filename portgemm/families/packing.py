@@ -15,9 +15,11 @@ from .base import Step
 from .phvm import INT_LIMIT
 
 PACK_STEPS = 256  # steps of K one work-group copies
+PACK_LANES = 16   # work-items of a work-group, where the GEMM kernel sets no width
 
 
-def pack_b_step(n: int, k: int, width: int, lanes: int, workspace: str) -> tuple[Step, int]:
+def pack_b_step(n: int, k: int, width: int, workspace: str,
+                lanes: int = PACK_LANES) -> tuple[Step, int]:
     """(the launch, the workspace's element count) that packs B in panels of ``width``
     columns into ``workspace``, work-groups of ``lanes`` work-items."""
     panels = ceil(n / width)
@@ -25,7 +27,8 @@ def pack_b_step(n: int, k: int, width: int, lanes: int, workspace: str) -> tuple
                  ("N", "K", "B", "ldb", workspace)), _within(panels * width * k, "B")
 
 
-def pack_a_step(m: int, k: int, height: int, lanes: int, workspace: str) -> tuple[Step, int]:
+def pack_a_step(m: int, k: int, height: int, workspace: str,
+                lanes: int = PACK_LANES) -> tuple[Step, int]:
     """(the launch, the workspace's element count) that packs A in panels of ``height``
     rows into ``workspace``."""
     panels = ceil(m / height)

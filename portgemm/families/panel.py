@@ -54,8 +54,8 @@ class Panel(Variant):
         defines = self.checked_defines(params)
         if not params["PACKED"]:
             return LaunchPlan(ndrange, defines)
-        pack_b, packed_b = pack_b_step(n, k, width, lanes, "W0")
-        pack_a, packed_a = pack_a_step(m, k, rows, lanes, "W1")
+        pack_b, packed_b = pack_b_step(n, k, width, "W0", lanes)
+        pack_a, packed_a = pack_a_step(m, k, rows, "W1", lanes)
         product = Step(ndrange, defines, "gemm_packed", "",
                        ("M", "N", "K", "W1", "W0", "C", "ldc", width))
         return LaunchPlan.starting_with(pack_b, more=(pack_a, product),

@@ -12,7 +12,6 @@ from .base import LaunchPlan, Params, Step, Variant, as_count, restriction, swit
 from .packing import pack_b_step
 
 VECTOR_WIDTHS = (1, 2, 4, 8, 16)
-PACK_LANES = 16  # work-items of a packing group
 
 
 @restriction("vw must be 1, 2, 4, 8 or 16, and tile_x a multiple of it")
@@ -58,7 +57,7 @@ class Vec(Variant):
         plan = super().plan(m, n, k, params, itemsize)
         if not params["PACKED"]:
             return plan
-        pack, elements = pack_b_step(n, k, params["tile_x"], PACK_LANES, "W0")
+        pack, elements = pack_b_step(n, k, params["tile_x"], "W0")
         product = Step(plan.ndrange, plan.defines,
                        args=("M", "N", "K", "A", "lda", "W0", params["tile_x"], "C", "ldc"))
         return LaunchPlan.starting_with(pack, more=(product,), workspace=(elements,))
