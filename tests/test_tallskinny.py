@@ -88,11 +88,24 @@ def test_tallskinny_unaligned_runs(device, order):
 
 
 @pytest.mark.parametrize("variant", ["phvm", "basicmm"])
-@pytest.mark.parametrize("params", [{"GS": 2, "BS": 64}, {"GS": 7, "BS": 32}, {"GS": 1, "BS": 256}])
+@pytest.mark.parametrize("params", [{"GS": 2, "BS": 64}, {"GS": 7, "BS": 32}, {"GS": 1, "BS": 256},
+                                    {"GS": 3, "BS": 32, "ELEMENT_LAUNCHES": 1}])
 def test_paper_kernels_any_shape(device, variant, params):
     for m, n, k in AWKWARD[:6]:
         a, b = operands(m, n, k, order="CF")  # B column-major: the paper's contiguous F.COL(j)
         assert_close(portgemm.gemm(a, b, device=device, variant=variant, params=params).c, a, b)
+
+
+def test_element_launches_plan_one_launch_per_element():
+    from portgemm.families import get_variant
+
+    impl = get_variant("phvm")
+    params = impl.resolve({"GS": 4, "BS": 64, "ELEMENT_LAUNCHES": 1})
+    steps = impl.plan(3, 5, 1000, params).steps
+    assert len(steps) == 15 and [step.args[-1] for step in steps] == list(range(15))
+    assert len(impl.plan(3, 5, 1000, impl.resolve({"GS": 4, "BS": 64})).steps) == 1
+    with pytest.raises(portgemm.ParameterError, match="per element"):
+        impl.plan(100, 100, 1000, params)
 
 
 @pytest.mark.parametrize("variant", ["tallskinny", "phvm"])
@@ -384,6 +397,25 @@ def test_cli_prints_the_predicted_optimum():
                               "--constants", name], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         assert expected in out.stdout
+
+
+def test_cli_model_sweep_takes_fixed_parameters(any_device, tmp_path):
+    import json
+
+    out_json = tmp_path / "sweep.json"
+    out = subprocess.run([sys.executable, "-m", "portgemm.tune", "--model", "phvm", "--device",
+                          any_device.filter_string, "--sizes", "2x3x5000", "--sweep", "--reps",
+                          "1", "--param", "ELEMENT_LAUNCHES=1", "--json", str(out_json)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out_json.read_text())[0]
+    assert record["predicted"]["ELEMENT_LAUNCHES"] == 1
+    assert {p["status"] for p in record["sweep"]} <= {"ok", "invalid"}
+    assert any(p["status"] == "ok" for p in record["sweep"])
+    two = subprocess.run([sys.executable, "-m", "portgemm.tune", "--model", "phvm", "--constants",
+                          "rtx2080ti", "--param", "GS=1,2"], capture_output=True, text=True,
+                         timeout=60)
+    assert two.returncode == 2 and "one value" in two.stderr
 
 
 def test_cli_show_names_the_shape_class(any_device):

@@ -5,7 +5,9 @@ takes its share of K: ``phvm`` with grid-stride, coalesced loads, ``basicmm`` wi
 contiguous segment. GS work-groups of BS work-items compute one element of C after the
 other; each group adds its sum into C with one atomic add (so C starts at zero and the
 last bits of C vary from run to run). GS and BS are the paper's names; the time-cost
-model that chooses them is :mod:`portgemm.tune.phvm_model`.
+model that chooses them is :mod:`portgemm.auto.phvm`. ``ELEMENT_LAUNCHES=1`` runs the
+paper's Algorithm 1 as written, one launch (one whole-grid inner product) per element of
+C, which is what that model charges; the default runs them all in one launch.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from math import ceil
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, restriction
+from .base import GEMM_KERNEL_ARGS, LaunchPlan, Params, Step, Variant, restriction, switches
 
 POWERS_OF_TWO = [2 ** p for p in range(5, 11)]  # 32 ... 1024
 INT_LIMIT = 2 ** 31 - 1
+MAX_ELEMENT_LAUNCHES = 4096  # C of more elements than this takes ELEMENT_LAUNCHES=0
 
 
 @restriction("BS must be a power of two (the work-group sums by halving)")
@@ -32,8 +35,9 @@ class Phvm(Variant):
     summary = ("the paper's PHVM: the grid computes one element of C after the other, "
                "coalesced grid-stride loads, a tree per group, one atomic add per group")
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO}
-    defaults = {"GS": 128, "BS": 256}
-    restrictions = (_power_of_two,)
+    defaults = {"GS": 128, "BS": 256, "ELEMENT_LAUNCHES": 0}
+    flags = ("ELEMENT_LAUNCHES",)
+    restrictions = (_power_of_two, switches("ELEMENT_LAUNCHES"))
     coalesced = 1
 
     def work_group(self, params: Params) -> tuple[int, int]:
@@ -53,7 +57,8 @@ class Phvm(Variant):
         return found
 
     def defines(self, params: Params) -> dict:
-        return {"BS": params["BS"], "COALESCED": self.coalesced}
+        return {"BS": params["BS"], "COALESCED": self.coalesced,
+                "ELEMENT_LAUNCHES": params["ELEMENT_LAUNCHES"]}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """GS groups of BS work-items, but no more groups than K gives work to."""
@@ -61,8 +66,17 @@ class Phvm(Variant):
         if k + threads > INT_LIMIT:
             raise ParameterError(f"{self.name}: K + GS*BS = {k + threads} exceeds the kernels' "
                                  f"32-bit index limit {INT_LIMIT}")
-        return LaunchPlan(NDRange(threads, params["BS"]), self.checked_defines(params),
-                          self.local_mem_bytes(params, itemsize), zero_c=True)
+        ndrange, defines = NDRange(threads, params["BS"]), self.checked_defines(params)
+        local = self.local_mem_bytes(params, itemsize)
+        if not params["ELEMENT_LAUNCHES"]:
+            return LaunchPlan(ndrange, defines, local, zero_c=True)
+        if m * n > MAX_ELEMENT_LAUNCHES:
+            raise ParameterError(f"{self.name}: ELEMENT_LAUNCHES=1 launches once per element "
+                                 f"of C, and {m}x{n} has more than {MAX_ELEMENT_LAUNCHES}")
+        first, *rest = [Step(ndrange, defines, args=GEMM_KERNEL_ARGS + (element,))
+                        for element in range(m * n)]
+        return LaunchPlan.starting_with(first, local_mem_bytes=local, more=tuple(rest),
+                                        zero_c=True)
 
 
 class BasicMM(Phvm):

@@ -79,7 +79,8 @@ def build_parser() -> Parser:
     p.add_argument("--warmup", type=int, default=1, help="untimed runs before them")
     p.add_argument("--param", type=_parse_param, action="append", default=[],
                    metavar="NAME=V1,V2", help="replace one parameter's values in the space "
-                                              "(repeatable; others keep the variant's space)")
+                                              "(repeatable; others keep the variant's space); "
+                                              "with --model --sweep: NAME=V, fixed in the sweep")
     p.add_argument("--only", type=_parse_param, action="append", default=[],
                    metavar="NAME=V1,V2", help="search only these parameters: the space is "
                                               "made of the --only ones, the rest stay default")
@@ -159,6 +160,9 @@ def checked_arguments(parser: Parser, args):
             raise ValueError(f"--u-sm must be in (0, 1], got {args.u_sm:g}")
         if (args.constants or args.sweep or args.json) and args.model is None:
             raise ValueError("--constants, --sweep and --json go with --model")
+        if args.model is not None and any(len(values) != 1 for _, values in args.param):
+            raise ValueError("with --model, each --param gives one value (the sweep's "
+                             "parameters besides GS and BS)")
         if args.json:
             writable_output(args.json)
         try:
@@ -227,7 +231,8 @@ def main(argv=None) -> int:
         if args.model is not None:
             lines = (predict_named(args.constants, sizes, args.u_sm) if args.constants else
                      predict_device(args.model, device, sizes, u_sm=args.u_sm,
-                                    run_sweep=args.sweep, reps=args.reps, out=args.json))
+                                    run_sweep=args.sweep, reps=args.reps, out=args.json,
+                                    fixed={name: values[0] for name, values in args.param}))
             print("\n".join(lines))
             return 0
         if args.quick:

@@ -4,6 +4,7 @@ tall-skinny kernels, and (``--sweep``) a GS x BS sweep measured beside it.
     python -m portgemm.tune --model phvm --constants a100-pcie-40gb     # GS=864 BS=256
     python -m portgemm.tune --model phvm --device gpu --sizes 8x8x33554432 --sweep
     python -m portgemm.tune --model tallskinny --device intel --sizes 8x8x4194304 --sweep
+    python -m portgemm.tune --model phvm --device gpu --sweep --param ELEMENT_LAUNCHES=1
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ def predict_named(name: str, sizes: Sequence[tuple[int, int, int]], u_sm: float 
 
 
 def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
-                   run_sweep: bool, reps: int, out: str | None) -> list[str]:
-    """The model's choice on a real device, and with ``run_sweep`` the measured grid."""
+                   run_sweep: bool, reps: int, out: str | None,
+                   fixed: dict | None = None) -> list[str]:
+    """The model's choice on a real device, and with ``run_sweep`` the measured grid
+    (the kernel's other parameters: the model's, then ``fixed``)."""
     measured = probe(device)
     lines = [f"{device.description}: probe {measured}"]
     records = []
@@ -62,6 +65,7 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
             extra = [gs]
             lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} tile {params['tile_y']}x"
                          f"{params['tile_x']} ({why})")
+        params.update(fixed or {})
         if not run_sweep:
             continue
         known = traits(device)
