@@ -2,7 +2,7 @@
 # GPU machine (device tool): the seed experiments that run device kernels
 # (`python -m portgemm.experiments run device`), at the reports' sizes, on the NVIDIA GPU,
 # with cuBLAS (torch) as the vendor library of 002-device-ladder and 001-phvm-vs-vendor.
-#   run with carry [".whl"]:  bash bench/gpu/experiments.sh
+#   run with carry [".whl"]:  bash bench/gpu/experiments.sh [NAME ...]   (NAMEs: only those)
 # Comes back as two files: $OUT/h200-experiments.tar.gz (NAME.json, NAME.md, NAME.png of
 # each experiment and devices.txt; unpack into bench/results/) and $OUT/experiments.log.
 # At most about 8.5 minutes: each point predicted over 20 s is skipped (marked in its table
@@ -34,6 +34,7 @@ print(" ".join(e.name for e in select("device", MODES["full"])))')
 for e in $listed; do  # an experiment added since this script was written still runs, last
   [[ " ${experiments[*]} " == *" $e "* ]] || experiments+=("$e")
 done
+if (( $# )); then experiments=("$@"); fi
 
 deadline=$((SECONDS + 480))
 for e in "${experiments[@]}"; do
