@@ -1,8 +1,12 @@
-"""xgemm knobs around the GPU preset on the GPU of the device tool: SWIZZLE, KUNROLL,
-PAD and the slab depth at 4096 and 8192 (float32), each candidate verified and timed on
-device-resident operands, beside cuBLAS in the same run.
+"""xgemm knobs around the GPU preset on the GPU of the device tool (by default SWIZZLE,
+KUNROLL, PAD and the slab depth at 4096 and 8192, float32), each candidate verified and
+timed on device-resident operands, beside cuBLAS in the same run.
 
     python3 bench/gpu/knobs.py --json knobs.json
+    python3 bench/gpu/knobs.py --sizes 4096 --space '{"MDIMC": [8, 16], "NDIMC": [8, 16]}'
+
+--space replaces the default one: each parameter it names takes its values, the others
+keep the preset's (--dtype float64 starts from the shipped float64 entry instead).
 """
 
 from __future__ import annotations
@@ -10,10 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 
+import numpy as np
+
 import portgemm
 from portgemm.families.xgemm import GPU_DEFAULTS
 from portgemm.tune import tune
 
+from register_cap import F64_ENTRY
 from shapes import cublas_ms
 
 
@@ -22,20 +29,29 @@ def main():
     p.add_argument("--device", default="gpu")
     p.add_argument("--json", default="knobs.json")
     p.add_argument("--budget", type=float, default=150)
+    p.add_argument("--sizes", default="4096,8192")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    p.add_argument("--restrict", action="append", default=[],
+                   help="an expression over the parameters, e.g. 'MDIMC * NDIMC == 256'")
+    p.add_argument("--space", type=json.loads,
+                   default={"SWIZZLE": [1, 2, 4, 8, 16], "KUNROLL": [8, 16], "PAD": [0, 1],
+                            "KWG": [16, 32]})
     args = p.parse_args()
     device = portgemm.select_device(args.device)
-    space = {key: [value] for key, value in GPU_DEFAULTS.items()}
-    space.update(SWIZZLE=[1, 2, 4, 8, 16], KUNROLL=[8, 16], PAD=[0, 1], KWG=[16, 32])
-    result = tune("xgemm", device, [4096, 8192], space=space, strategy="exhaustive",
+    dtype = np.dtype(args.dtype)
+    start = GPU_DEFAULTS if dtype == np.float32 else F64_ENTRY
+    space = {key: [value] for key, value in start.items()}
+    space.update(args.space)
+    sizes = [int(n) for n in args.sizes.split(",")]
+    result = tune("xgemm", device, sizes, space=space, strategy="exhaustive", dtype=dtype,
+                  restrictions=args.restrict,
                   budget_s=args.budget, reps=5, warmup=2, progress=False, cache_file=None)
     print(result.summary())
     print(result.table(12))
-    import numpy as np
-
     rng = np.random.default_rng(0)
     refs = {}
-    for n in (4096, 8192):
-        a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    for n in sizes:
+        a = rng.uniform(-1, 1, (n, n)).astype(dtype)
         refs[n] = cublas_ms(a, a)
     rows = [{"params": c.params, "ms": {f"{r.size[0]}": r.kernel_ms for r in c.records}}
             for c in result.ok]
@@ -46,9 +62,11 @@ def main():
     if best is not None:
         for record in best.records:
             n = record.size[0]
-            print(f"best at {n}: {record.kernel_ms:.3f} ms = "
-                  f"{2 * n ** 3 / (record.kernel_ms * 1e9):.1f} TFLOPS, "
-                  f"{refs[n] / record.kernel_ms:.1%} of cuBLAS ({refs[n]:.3f} ms)")
+            line = (f"best at {n}: {record.kernel_ms:.3f} ms = "
+                    f"{2 * n ** 3 / (record.kernel_ms * 1e9):.1f} TFLOPS")
+            if refs[n]:
+                line += f", {refs[n] / record.kernel_ms:.1%} of cuBLAS ({refs[n]:.3f} ms)"
+            print(line)
 
 
 if __name__ == "__main__":

@@ -9,12 +9,15 @@ registers and spills of each build are printed too.
 
     python3 bench/gpu/register_cap.py [--quick]            # with source .whl/setup.sh
     python bench/gpu/register_cap.py --device opencl:cpu:0 # a dry run: no PTX, no caps
+    python3 bench/gpu/register_cap.py --ptx-dir $OUT/ptx \
+        --extra '{"f32 VWN=4": ["float32", {"VWN": 4}, []]}'  # PTX for ptxas/cuobjdump elsewhere
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import re
 import statistics
@@ -93,7 +96,7 @@ def time_kernel(queue, kernel, step, args, reps):
     return statistics.median(times)
 
 
-def run_config(queue, label, dtype, params, caps, sizes, reps, ptx_ok):
+def run_config(queue, label, dtype, params, caps, sizes, reps, ptx_ok, ptx_dir=None):
     variant = get_variant("xgemm")
     itemsize = np.dtype(dtype).itemsize
     checked = variant.check(params, queue.device, itemsize)
@@ -117,6 +120,10 @@ def run_config(queue, label, dtype, params, caps, sizes, reps, ptx_ok):
         builds = [("none", program)]
         if ptx_ok:
             ptx = bytes(program.get_info(cl.program_info.BINARIES)[0]).decode()
+            if ptx_dir:
+                name = re.sub(r"[^\w.-]+", "_", label) + f"_n{n}.ptx"
+                with open(os.path.join(ptx_dir, name), "w") as f:
+                    f.write(ptx)
             builds[0] = ("none (" + registers_report(ptx) + ")", program)
             for cap in caps:
                 capped = with_maxnreg(ptx, cap)
@@ -155,16 +162,27 @@ def main():
     parser.add_argument("--sizes", default="4096,8192,4097")
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--only", default="", help="labels starting with this")
+    parser.add_argument("--ptx-dir", help="also write each uncapped build's PTX here")
+    parser.add_argument("--extra", default="{}",
+                        help='more configs, JSON {label: [dtype, {param: value, ...} over the '
+                             'preset (float32) or the float64 entry, [caps]]}')
     args = parser.parse_args()
+    configs = list(CONFIGS)
+    for label, (dtype, changes, caps) in json.loads(args.extra).items():
+        base = GPU_DEFAULTS if dtype == "float32" else F64_ENTRY
+        configs.append((label, np.dtype(dtype).type, dict(base, **changes), tuple(caps)))
+    if args.ptx_dir:
+        os.makedirs(args.ptx_dir, exist_ok=True)
     queue = Queue.for_device(args.device)
     print(queue.device.description, "| ptxas:", ptxas(), flush=True)
     ptx_ok = queue.device.takes_ptx
     sizes = [int(s) for s in args.sizes.split(",")]
-    for label, dtype, params, caps in CONFIGS:
+    for label, dtype, params, caps in configs:
         if not label.startswith(args.only):
             continue
         use = sizes if dtype == np.float32 else [s for s in sizes if s <= 4096]
-        run_config(queue, label, dtype, dict(params), caps, use, args.reps, ptx_ok)
+        run_config(queue, label, dtype, dict(params), caps, use, args.reps, ptx_ok,
+                   args.ptx_dir)
 
 
 if __name__ == "__main__":
