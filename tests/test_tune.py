@@ -247,6 +247,30 @@ def test_user_database_overrides_shipped(acme_dbs):
     assert generic.source == "user" and generic.params["tile_y"] == 8
 
 
+def test_user_entry_of_another_variant_beats_a_faster_shipped_figure(acme_dbs):
+    """At one level and class the user's own tuning decides, whatever the variants and
+    however high a shipped entry's figure (measured elsewhere, perhaps at another size)."""
+    dev, sources, user = acme_dbs
+    name = {"vendor": "Acme Inc.", "name": "Acme Turbo 9000"}
+    shipped = sources[1][1]
+    write_db(shipped, [{"match": name, "entries": [
+        entry(variant="naive", gflops=500.0, wg_y=16, wg_x=16),
+        entry(gflops=400.0, tile_y=2, tile_x=1, wg_y=8, wg_x=8)]}])
+    write_db(user, [{"match": name, "entries": [
+        entry(gflops=5.0, tile_y=4, tile_x=4, wg_y=4, wg_x=16),
+        entry(gflops=6.0, tile_y=4, tile_x=4, wg_y=8, wg_x=8),
+        entry(variant="retired-variant", gflops=99.0)]}])
+    chosen = choose(dev, 1024, 1024, 1024, sources=sources)
+    assert chosen.source == "user" and chosen.variant == "tiled"
+    assert chosen.params["wg_x"] == 8  # the best of the user's usable entries
+    assert "retired-variant" in chosen.reason  # the unusable one, passed over
+    # a user entry of another class only: the shipped entry of the shape's own class first
+    small = write_db(user.with_name("small.json"),
+                     [{"match": name, "entries": [entry(shape_class="small")]}])
+    assert choose(dev, 1024, 1024, 1024, sources=[("user", small), sources[1]]).source == (
+        "shipped")
+
+
 def test_shape_classes_and_best_variant(tmp_path):
     dev = fake_device()
     match = {"vendor": "Acme Inc.", "name": "Acme Turbo 9000", "driver_version": "1.2.3"}

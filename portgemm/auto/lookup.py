@@ -4,8 +4,11 @@ A device record's ``match`` holds exactly the fields of one level, most specific
 ``exact`` (vendor, name, driver_version), ``name`` (vendor, name), ``vendor-type``
 (vendor, type), ``type`` (type). Fields compare case-insensitively, whitespace
 collapsed. Levels are tried most specific first; within a level the shape's own class
-(:mod:`portgemm.auto.shapes`), then the nearest other classes; among several entries at
-the same level and class the highest measured GFLOPS wins. An entry whose variant is
+(:mod:`portgemm.auto.shapes`), then the nearest other classes. At one level and class the
+first database (the user's before the shipped one) that has a usable entry decides,
+whatever the variants: its own tuning of this device beats a shipped figure measured
+elsewhere, perhaps at another size. Among that database's entries the highest measured
+GFLOPS wins. An entry whose variant is
 gone, whose parameters the variant rejects, or that breaks the device's limits is
 skipped, and the reason noted.
 """
@@ -129,6 +132,7 @@ def lookup(device: Device, m: int, n: int, k: int, itemsize: int,
     notes: list[str] = []
     dtype = DTYPES.get(itemsize, f"{itemsize}-byte")
     found = leveled(sources, notes)
+    rank = {str(path): index for index, (_, path) in enumerate(sources)}
     own = shape_class(m, n, k)
     for level in LEVELS:
         at_level = [e for lv, e in found if lv == level and matches(e, device, level)]
@@ -141,7 +145,9 @@ def lookup(device: Device, m: int, n: int, k: int, itemsize: int,
                 if params is None:
                     notes.append(f"{entry.source} {level} entry {entry.variant}/{cls} "
                                  f"{dict(entry.entry['params'])}: {problem}")
-                elif best is None or entry.gflops > best[0].gflops:
+                elif best is None or ((rank.get(str(entry.path), len(rank)), -entry.gflops)
+                                      < (rank.get(str(best[0].path), len(rank)),
+                                         -best[0].gflops)):
                     best = (entry, params)
             if best is not None:
                 return Found(best[0], best[1], level, cls, own, tuple(notes)), notes
