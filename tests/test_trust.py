@@ -372,3 +372,11 @@ def test_host_backend_writes_nothing_inside_the_package(tmp_path):
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
     assert list((tmp_path / "cache" / "portgemm" / "numba").rglob("*.nbi"))
     assert int(runs[1].stdout.splitlines()[1]) > 0  # the second process loaded, not compiled
+    # an edit to another module of the folder (threads.py's tile comes from microkernel.py)
+    # compiles the folder's kernels again: numba alone would key them on their own file
+    with open(copy / "portgemm" / "backends" / "microkernel.py", "a") as f:
+        f.write("\n# edited\n")
+    edited = subprocess.run([sys.executable, "-c", RUN_HOST], capture_output=True, text=True,
+                            env=env, timeout=300, cwd=tmp_path)
+    assert edited.returncode == 0, edited.stderr
+    assert int(edited.stdout.splitlines()[1]) == 0

@@ -6,6 +6,11 @@ them (and a folder left behind imports as an empty namespace package). The dispa
 made by :func:`cached_njit` look in ``$NUMBA_CACHE_DIR`` when the user set it, else in
 ``platformdirs.user_cache_dir("portgemm")/numba``. numba's own lookup is untouched for
 every other function in the process: nothing global is set.
+
+numba keys a cached kernel on its own source file only, but a kernel here also compiles
+code from the modules it imports (threads.py's register tile is microkernel.py's), so
+the stamp of a cached kernel here is that of every module of its folder: an edit to any
+of them compiles the folder's kernels again rather than reusing stale machine code.
 """
 
 from __future__ import annotations
@@ -24,6 +29,16 @@ def numba_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("portgemm")) / "numba"
 
 
+def folder_stamp(folder: str) -> tuple:
+    """(name, modification time, size) of every Python module in ``folder``."""
+    found = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            stat = os.stat(os.path.join(folder, name))
+            found.append((name, stat.st_mtime, stat.st_size))
+    return tuple(found)
+
+
 def _function_cache_class():
     """A numba FunctionCache whose locators are $NUMBA_CACHE_DIR, then our folder; None
     when this numba has no such classes (then nothing is cached on disk)."""
@@ -40,8 +55,14 @@ def _function_cache_class():
     if user_provided is None or impl is None or function_cache is None:
         return None
 
-    class PortgemmCacheLocator(user_provided):
-        """numba's locator for $NUMBA_CACHE_DIR, pointed at portgemm's folder instead."""
+    class FolderStamped(user_provided):
+        """numba's locator for $NUMBA_CACHE_DIR, its source stamp the folder's modules."""
+
+        def get_source_stamp(self):
+            return folder_stamp(os.path.dirname(self._py_file))
+
+    class PortgemmCacheLocator(FolderStamped):
+        """The same, pointed at portgemm's folder instead."""
 
         def __init__(self, py_func, py_file):
             self._py_file = py_file
@@ -56,7 +77,7 @@ def _function_cache_class():
             return super(user_provided, cls).from_function(py_func, py_file)
 
     class PortgemmCacheImpl(impl):
-        _locator_classes = [user_provided, PortgemmCacheLocator]
+        _locator_classes = [FolderStamped, PortgemmCacheLocator]
 
     class PortgemmFunctionCache(function_cache):
         _impl_class = PortgemmCacheImpl
