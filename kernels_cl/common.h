@@ -26,6 +26,9 @@
 #ifndef PORTGEMM_PTX
 #define PORTGEMM_PTX 0  // 1 (portgemm sets it on NVIDIA devices): the compiler takes inline PTX
 #endif
+#ifndef PORTGEMM_SM
+#define PORTGEMM_SM 0   // NVIDIA's compute capability, 10 major + minor (portgemm sets it)
+#endif
 
 #if USE_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

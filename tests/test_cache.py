@@ -45,6 +45,13 @@ def test_inline_ptx_is_announced_to_nvidia_compilers_only(any_device):
                             ("Intel(R) Corporation", ()), ("GenuineIntel", ()),
                             ("Advanced Micro Devices, Inc.", ())):
         queue = object.__new__(Queue)
-        queue.device = dataclasses.replace(any_device, vendor=vendor)
+        queue.device = dataclasses.replace(any_device, vendor=vendor, handle=None)
         assert queue.device_options == options, vendor
         assert queue.device.takes_ptx == bool(options)
+    # with the driver's compute capability, kernels learn it too (mma.cl's sm_90 shape)
+    from types import SimpleNamespace
+
+    queue = object.__new__(Queue)
+    queue.device = dataclasses.replace(any_device, vendor="NVIDIA Corporation", handle=(
+        SimpleNamespace(compute_capability_major_nv=9, compute_capability_minor_nv=0)))
+    assert queue.device_options == ("-DPORTGEMM_PTX=1", "-DPORTGEMM_SM=90")

@@ -74,3 +74,19 @@ def test_auto_on_nvidia_uses_the_shipped_entries(gpu, monkeypatch, tmp_path):
     # 1.2-1.7x the 32 x 64 tile of the entry before, bench/results/2026-11-22-h200-tail)
     assert (medium.params["MWG"], medium.params["NWG"]) == (128, 128)
     assert medium.params["KSPLIT"] > 1 and large.params["KSPLIT"] == 1
+
+
+@pytest.mark.parametrize("gpu, capability, variant", [
+    ("NVIDIA H200", (9, 0), "mma"),                # its own entry: the FP64 tensor cores
+    ("NVIDIA H100 80GB HBM3", (9, 0), "xgemm"),    # untuned: the vendor-type entry
+    ("NVIDIA A100-PCIE-40GB", (8, 0), "xgemm")])
+def test_auto_float64_on_nvidia(gpu, capability, variant, monkeypatch, tmp_path):
+    import dataclasses
+    from types import SimpleNamespace
+
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = dataclasses.replace(fabricated_gpu(gpu), handle=SimpleNamespace(
+        compute_capability_major_nv=capability[0], compute_capability_minor_nv=capability[1]))
+    for size in (4096, 1024):
+        chosen = choose(device, size, size, size, 8)
+        assert (chosen.variant, chosen.source) == (variant, "shipped"), chosen.reason

@@ -1,5 +1,5 @@
 """Ordinary shapes on the GPU beside cuBLAS in one run, for the record of issues 9 and 11:
-what ``auto`` runs at 512, 1000, 2048, 4096, 4097, 8192 (float32) and 4096 (float64), its
+what ``auto`` runs at 512, 1000, 2048, 4096, 4097, 8192 (float32) and 1024-8192 (float64), its
 kernel time against cuBLAS's (TF32 off), on operands resident on the device; relative
 error against float64.
 
@@ -18,7 +18,8 @@ import portgemm
 from shapes import cublas_ms, kernel_ms
 
 SHAPES = [(512, np.float32), (1000, np.float32), (2048, np.float32), (4096, np.float32),
-          (4097, np.float32), (8192, np.float32), (4096, np.float64)]
+          (4097, np.float32), (8192, np.float32), (1024, np.float64), (2048, np.float64),
+          (4096, np.float64), (4097, np.float64), (8192, np.float64)]
 
 
 def main():

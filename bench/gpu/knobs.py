@@ -1,4 +1,4 @@
-"""xgemm knobs around the GPU preset on the GPU of the device tool (by default SWIZZLE,
+"""xgemm (or --variant) knobs around the GPU preset on the GPU of the device tool (by default SWIZZLE,
 KUNROLL, PAD and the slab depth at 4096 and 8192, float32), each candidate verified and
 timed on device-resident operands, beside cuBLAS in the same run.
 
@@ -6,7 +6,8 @@ timed on device-resident operands, beside cuBLAS in the same run.
     python3 bench/gpu/knobs.py --sizes 4096 --space '{"MDIMC": [8, 16], "NDIMC": [8, 16]}'
 
 --space replaces the default one: each parameter it names takes its values, the others
-keep the preset's (--dtype float64 starts from the shipped float64 entry instead).
+keep the preset's (--dtype float64 starts from the shipped float64 entry instead; another
+--variant from its own defaults).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import numpy as np
 
 import portgemm
+from portgemm.families import get_variant
 from portgemm.families.xgemm import GPU_DEFAULTS
 from portgemm.tune import tune
 
@@ -31,6 +33,7 @@ def main():
     p.add_argument("--budget", type=float, default=150)
     p.add_argument("--sizes", default="4096,8192")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    p.add_argument("--variant", default="xgemm")
     p.add_argument("--restrict", action="append", default=[],
                    help="an expression over the parameters, e.g. 'MDIMC * NDIMC == 256'")
     p.add_argument("--space", type=json.loads,
@@ -39,11 +42,12 @@ def main():
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     dtype = np.dtype(args.dtype)
-    start = GPU_DEFAULTS if dtype == np.float32 else F64_ENTRY
+    start = (get_variant(args.variant).defaults if args.variant != "xgemm" else
+             GPU_DEFAULTS if dtype == np.float32 else F64_ENTRY)
     space = {key: [value] for key, value in start.items()}
     space.update(args.space)
     sizes = [int(n) for n in args.sizes.split(",")]
-    result = tune("xgemm", device, sizes, space=space, strategy="exhaustive", dtype=dtype,
+    result = tune(args.variant, device, sizes, space=space, strategy="exhaustive", dtype=dtype,
                   restrictions=args.restrict,
                   budget_s=args.budget, reps=5, warmup=2, progress=False, cache_file=None)
     print(result.summary())

@@ -75,9 +75,7 @@ def traits(device: Device) -> Traits:
 
 
 def nvidia_capability(device: Device) -> tuple[int, int] | None:
-    major = _attribute(device, "compute_capability_major_nv")
-    minor = _attribute(device, "compute_capability_minor_nv")
-    return None if major is None else (int(major), int(minor or 0))
+    return device.compute_capability
 
 
 def _attribute(device: Device, name: str):

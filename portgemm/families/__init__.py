@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..errors import ParameterError
 from .base import COMMON_PARAMETERS, LaunchPlan, Restriction, Step, Variant, restriction
 from .local import Local
+from .mma import Mma
 from .naive import Naive
 from .panel import Panel
 from .phvm import BasicMM, Phvm
@@ -42,8 +43,8 @@ def variant_names(device=None) -> list[str]:
     return [name for name, v in REGISTRY.items() if not v.problems(v.resolve(None), device)]
 
 
-for _variant in (Naive(), Tiled(), Inreg(), Local(), Vec(), XGemm(), Panel(), TallSkinny(),
-                 Phvm(), BasicMM()):
+for _variant in (Naive(), Tiled(), Inreg(), Local(), Vec(), XGemm(), Panel(), Mma(),
+                 TallSkinny(), Phvm(), BasicMM()):
     register(_variant)
 
 __all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Step", "Variant",

@@ -104,6 +104,16 @@ def reduce_step(m: int, n: int, slices: int, workspace: str = "W0") -> Step:
                 "sum_slices", "reduce.cl", ("M", "N", slices, workspace, "C", "ldc"))
 
 
+def pocl_5_or_later(device: Device) -> bool:
+    """Whether ``device`` runs on PoCL 5 or later, whose compiler got two families'
+    exchanges through local memory wrong where PoCL 3 and Intel's runtime get them right
+    (tallskinny's butterfly, mma's emulated fragments: docs/known-issues.md)."""
+    if device.takes_ptx or "Portable Computing Language" not in device.platform:
+        return False
+    major = device.driver_version.split(".")[0]
+    return major.isdigit() and int(major) >= 5
+
+
 @dataclass(frozen=True)
 class Restriction:
     """A predicate a parameter set must satisfy, and the message when it does not."""

@@ -17,7 +17,8 @@ from math import ceil
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, reduce_step, restriction, switches
+from .base import (LaunchPlan, Params, Variant, pocl_5_or_later, reduce_step, restriction,
+                   switches)
 from .phvm import INT_LIMIT, POWERS_OF_TWO
 
 LOCAL_BYTES = 16384  # local memory for the group's sums, well inside every device's 32 KB+
@@ -37,10 +38,7 @@ def _butterfly_lanes(p: Params) -> bool:
 def butterfly_miscompiled(device: Device) -> bool:
     """PoCL 5.0 (the GPU machine's CPU device) returned wrong sums for the butterfly's
     exchanges through local memory in bench/results/2026-11-22-h200-tallskinny."""
-    if device.takes_ptx or "Portable Computing Language" not in device.platform:
-        return False
-    major = device.driver_version.split(".")[0]
-    return major.isdigit() and int(major) >= 5
+    return pocl_5_or_later(device)
 
 
 class TallSkinny(Variant):

@@ -53,6 +53,17 @@ class Device:
         then get PORTGEMM_PTX=1: see kernels_cl/common.h)."""
         return "nvidia" in self.vendor.lower()
 
+    @property
+    def compute_capability(self) -> tuple[int, int] | None:
+        """NVIDIA's compute capability (major, minor) from cl_nv_device_attribute_query;
+        None on other devices and on described ones (no handle)."""
+        try:
+            major = self.handle.compute_capability_major_nv
+            minor = self.handle.compute_capability_minor_nv
+        except Exception:  # not NVIDIA's extension, or no handle
+            return None
+        return int(major), int(minor or 0)
+
 
 _enumerated: dict = cache_dict("portgemm.runtime.device.get_devices")
 

@@ -148,8 +148,15 @@ class Queue:
     @property
     def device_options(self) -> tuple[str, ...]:
         """Build options every program on this device gets: ``PORTGEMM_PTX`` where the
-        compiler is NVIDIA's, which takes inline PTX (see kernels_cl/common.h)."""
-        return ("-DPORTGEMM_PTX=1",) if self.device.takes_ptx else ()
+        compiler is NVIDIA's, which takes inline PTX, and there ``PORTGEMM_SM``, the
+        compute capability as 10 major + minor when the driver reports it (see
+        kernels_cl/common.h)."""
+        if not self.device.takes_ptx:
+            return ()
+        capability = self.device.compute_capability
+        if capability is None:
+            return ("-DPORTGEMM_PTX=1",)
+        return ("-DPORTGEMM_PTX=1", f"-DPORTGEMM_SM={10 * capability[0] + capability[1]}")
 
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""

@@ -1,0 +1,116 @@
+"""mma: warps of 16 x 8 x 8 tiles (PTX mma.sync on NVIDIA's FP64 tensor cores, the same
+fragments with multiply-adds elsewhere): right for any shape, layout and valid tiling in
+float64 and float32, and its local-memory figure is what the kernel declares.
+
+On NVIDIA devices of compute capability 9.0 float64 runs the tensor-core instruction;
+everywhere else the emulation, whose fragment layouts are those of the instruction
+(bench/gpu/mma_probe.py checked them against the hardware).
+"""
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.families import get_variant
+
+from conftest import assert_close
+
+PARAMS = {
+    "defaults": {},
+    "h200-entry": {"WM": 2, "WN": 2, "MT": 2, "NT": 8},       # 64 x 128 tiles
+    "square": {"WM": 2, "WN": 4, "MT": 4, "NT": 4},           # 128 x 128, 256 work-items
+    "one-warp-deep": {"WM": 1, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "PAD": 0},
+    "tall": {"WM": 4, "WN": 1, "MT": 1, "NT": 4, "KS": 2},    # 64 x 32
+}
+# 1, primes, a K shorter than a slab, tiles exactly, a row of B shorter than a tile
+SHAPES = [(1, 1, 1), (17, 131, 257), (130, 129, 7), (64, 128, 64), (3, 5, 1000)]
+
+
+def operands(m, n, k, order, dtype, seed=0):
+    rng = np.random.default_rng([seed, m, n, k])
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    return (np.asfortranarray(a) if order[0] == "F" else a,
+            np.asfortranarray(b) if order[1] == "F" else b)
+
+
+def fits(device, params, itemsize):
+    impl = get_variant("mma")
+    problems = impl.problems(impl.resolve(params), device, itemsize)
+    if problems:
+        pytest.skip(f"does not fit {device.description}: {problems}")
+
+
+@pytest.mark.parametrize("name, dtype", [(name, np.float64) for name in PARAMS] + [
+    ("defaults", np.float32), ("one-warp-deep", np.float32)])
+def test_any_shape_and_layout(device, name, dtype):
+    if dtype == np.float64 and not device.has_fp64:
+        pytest.skip("device has no float64")
+    fits(device, PARAMS[name], np.dtype(dtype).itemsize)
+    for i, (m, n, k) in enumerate(SHAPES):
+        order = ("CC", "FC", "CF", "FF", "CC")[i]
+        a, b = operands(m, n, k, order, dtype)
+        result = portgemm.gemm(a, b, device=device, variant="mma", params=PARAMS[name],
+                               poison=np.nan)
+        assert_close(result.c, a, b)
+
+
+def test_uneven_staging_is_refused(any_device):
+    with pytest.raises(portgemm.ParameterError, match="stage each slab evenly"):
+        get_variant("mma").resolve({"WM": 4, "WN": 4, "MT": 1, "NT": 1})
+
+
+def test_local_memory_formula_matches_kernel(any_device):
+    """The bytes mma.py reports are what the built kernel declares (off the PTX path the
+    emulation's scratch is part of it)."""
+    import pyopencl as cl
+
+    from portgemm.backends.opencl import build_options
+    from portgemm.runtime import Queue
+
+    if any_device.takes_ptx:
+        pytest.skip("on NVIDIA devices the kernel has no scratch: the figure is an upper bound")
+    impl = get_variant("mma")
+    for params in PARAMS.values():
+        resolved = impl.resolve(params)
+        if impl.problems(resolved, any_device, 4):
+            continue
+        options = build_options(impl, resolved, np.dtype(np.float32), False, False)
+        kernel = Queue.for_device(any_device).kernel(impl.source, "gemm", options)
+        declared = kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE,
+                                              any_device.handle)
+        expected = impl.local_mem_bytes(resolved, 4)
+        assert expected <= declared <= expected + 1024  # a runtime may add a little
+
+
+def test_the_tensor_core_path_needs_no_scratch(any_device):
+    """On NVIDIA GPUs of compute capability 9.0 float64 runs mma.sync, which needs no
+    scratch: a tiling too big for 48 KiB with the emulation's scratch fits there."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    impl = get_variant("mma")
+    params = impl.resolve(PARAMS["h200-entry"])
+    gpu = dataclasses.replace(any_device, vendor="NVIDIA Corporation", local_mem_size=49152,
+                              max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
+                              handle=None)
+    hopper = dataclasses.replace(gpu, handle=SimpleNamespace(
+        compute_capability_major_nv=9, compute_capability_minor_nv=0))
+    ampere = dataclasses.replace(gpu, handle=SimpleNamespace(
+        compute_capability_major_nv=8, compute_capability_minor_nv=0))
+    assert impl.problems(params, hopper, 8) == []
+    for device, itemsize in ((ampere, 8), (gpu, 8)):
+        assert any("local memory" in p for p in impl.problems(params, device, itemsize))
+
+
+def test_pocl5_refuses_four_warps_along_m(any_device):
+    """PoCL 5.0 left 3 of 4 warps' rows unwritten with WM = 4 (and only there)."""
+    import dataclasses
+
+    impl = get_variant("mma")
+    pocl = dict(platform="Portable Computing Language", vendor="GenuineIntel", handle=None)
+    for version, refused in (("5.0+debian", True), ("3.0", False)):
+        device = dataclasses.replace(any_device, driver_version=version, **pocl)
+        problems = impl.problems(impl.resolve(PARAMS["tall"]), device, 4)
+        assert any("PoCL 5" in p for p in problems) == refused
+        assert not any("PoCL 5" in p for p in impl.problems(impl.resolve({}), device, 4))
