@@ -103,14 +103,15 @@ def test_the_tensor_core_path_needs_no_scratch(any_device):
         assert any("local memory" in p for p in impl.problems(params, device, itemsize))
 
 
-def test_pocl5_refuses_four_warps_along_m(any_device):
-    """PoCL 5.0 left 3 of 4 warps' rows unwritten with WM = 4 (and only there)."""
+def test_pocl5_is_refused(any_device):
+    """PoCL 5.0 left columns of C unwritten in the emulated path, in tilings and layouts
+    that changed from run to run: refused there with the reason, not on PoCL 3."""
     import dataclasses
 
     impl = get_variant("mma")
     pocl = dict(platform="Portable Computing Language", vendor="GenuineIntel", handle=None)
     for version, refused in (("5.0+debian", True), ("3.0", False)):
         device = dataclasses.replace(any_device, driver_version=version, **pocl)
-        problems = impl.problems(impl.resolve(PARAMS["tall"]), device, 4)
-        assert any("PoCL 5" in p for p in problems) == refused
-        assert not any("PoCL 5" in p for p in impl.problems(impl.resolve({}), device, 4))
+        for params in PARAMS.values():
+            problems = impl.problems(impl.resolve(params), device, 4)
+            assert any("PoCL 5" in p for p in problems) == refused

@@ -70,9 +70,10 @@ class Mma(Variant):
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)
-        if params["WM"] >= 4 and pocl_5_or_later(device):
-            found.append("PoCL 5 leaves the rows of all but one warp unwritten with 4 or more "
-                         "warps along M (WM), where PoCL 3 and Intel's runtime are right "
+        if pocl_5_or_later(device):
+            found.append("PoCL 5 leaves columns of C unwritten in mma's emulated fragments "
+                         "(in some tilings and layouts, not the same from run to run), where "
+                         "PoCL 3 and Intel's runtime are right "
                          "(bench/results/2026-11-22-h200-fp64-tensor/mma_pocl5.txt)")
         if not emulated(device, itemsize):  # the tensor-core path has no scratch
             local = self.local_mem_bytes(params, itemsize, emulated=False)
