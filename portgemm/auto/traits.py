@@ -62,7 +62,7 @@ class Traits:
 def traits(device: Device) -> Traits:
     units = max(1, device.compute_units)
     max_group = max(1, min(device.max_work_group_size, 1024))
-    capability = nvidia_capability(device)
+    capability = device.compute_capability
     if capability is not None:
         return Traits(units, 32, NVIDIA_RESIDENT.get(capability, 2048),
                       NVIDIA_CORES.get(capability, 128), max_group, NVIDIA_REGISTERS,
@@ -72,10 +72,6 @@ def traits(device: Device) -> Traits:
         return Traits(units, simd, 2 * max_group, 2 * simd, max_group, 0, device.local_mem_size)
     simd = max(1, device.native_vector_width)
     return Traits(units, simd, max_group, simd, max_group, 0, device.local_mem_size)
-
-
-def nvidia_capability(device: Device) -> tuple[int, int] | None:
-    return device.compute_capability
 
 
 def _attribute(device: Device, name: str):
