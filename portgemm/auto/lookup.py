@@ -133,6 +133,11 @@ def lookup(device: Device, m: int, n: int, k: int, itemsize: int,
     dtype = DTYPES.get(itemsize, f"{itemsize}-byte")
     found = leveled(sources, notes)
     rank = {str(path): index for index, (_, path) in enumerate(sources)}
+
+    def preference(entry: Entry) -> tuple[int, float]:
+        """Smaller is preferred: the first database's entries, then the fastest."""
+        return rank.get(str(entry.path), len(rank)), -entry.gflops
+
     own = shape_class(m, n, k)
     for level in LEVELS:
         at_level = [e for lv, e in found if lv == level and matches(e, device, level)]
@@ -145,9 +150,7 @@ def lookup(device: Device, m: int, n: int, k: int, itemsize: int,
                 if params is None:
                     notes.append(f"{entry.source} {level} entry {entry.variant}/{cls} "
                                  f"{dict(entry.entry['params'])}: {problem}")
-                elif best is None or ((rank.get(str(entry.path), len(rank)), -entry.gflops)
-                                      < (rank.get(str(best[0].path), len(rank)),
-                                         -best[0].gflops)):
+                elif best is None or preference(entry) < preference(best[0]):
                     best = (entry, params)
             if best is not None:
                 return Found(best[0], best[1], level, cls, own, tuple(notes)), notes
