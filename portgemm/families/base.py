@@ -206,6 +206,10 @@ class Variant:
     def local_mem_bytes(self, params: Params, itemsize: int) -> int:
         return 0
 
+    def local_mem_bytes_on(self, device: Device, params: Params, itemsize: int) -> int:
+        """:meth:`local_mem_bytes` on ``device`` (for a kernel whose needs depend on it)."""
+        return self.local_mem_bytes(params, itemsize)
+
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         """Why these (resolved) parameters cannot run on ``device``; empty when they can."""
         wg = self.work_group(params)
@@ -217,7 +221,7 @@ class Variant:
         if len(limits) == 2 and (wg[0] > limits[0] or wg[1] > limits[1]):
             found.append(f"work-group {wg[0]}x{wg[1]} exceeds the device's per-dimension "
                          f"work-item limits {limits[0]}x{limits[1]}")
-        local = self.local_mem_bytes(params, itemsize)
+        local = self.local_mem_bytes_on(device, params, itemsize)
         if local > device.local_mem_size:
             found.append(f"needs {local} bytes of local memory; the device has "
                          f"local_mem_size {device.local_mem_size}")

@@ -68,6 +68,9 @@ class Mma(Variant):
         scratch = params["WM"] * params["WN"] * (params["MT"] * 16 + params["NT"] * 8) * 8
         return (tiles + (scratch if emulated else 0)) * itemsize
 
+    def local_mem_bytes_on(self, device: Device, params: Params, itemsize: int) -> int:
+        return self.local_mem_bytes(params, itemsize, emulated(device, itemsize))
+
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)
         if pocl_5_or_later(device):
@@ -75,12 +78,6 @@ class Mma(Variant):
                          "(in some tilings and layouts, not the same from run to run), where "
                          "PoCL 3 and Intel's runtime are right "
                          "(bench/results/2026-11-22-h200-fp64-tensor/mma_pocl5.txt)")
-        if not emulated(device, itemsize):  # the tensor-core path has no scratch
-            local = self.local_mem_bytes(params, itemsize, emulated=False)
-            found = [p for p in found if "local memory" not in p]
-            if local > device.local_mem_size:
-                found.append(f"needs {local} bytes of local memory; the device has "
-                             f"local_mem_size {device.local_mem_size}")
         return found
 
     def defines(self, params: Params) -> dict:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -145,12 +146,12 @@ class Queue:
                 self._counters = buffer
             return self._counters
 
-    @property
+    @cached_property
     def device_options(self) -> tuple[str, ...]:
         """Build options every program on this device gets: ``PORTGEMM_PTX`` where the
         compiler is NVIDIA's, which takes inline PTX, and there ``PORTGEMM_SM``, the
         compute capability as 10 major + minor when the driver reports it (see
-        kernels_cl/common.h)."""
+        kernels_cl/common.h). Read from the driver once a queue: every call builds with it."""
         if not self.device.takes_ptx:
             return ()
         capability = self.device.compute_capability
