@@ -1,35 +1,44 @@
-/* mma: float64 GEMM on NVIDIA's FP64 tensor cores, reached through PTX's
- * mma.sync.aligned.m16n8k8.row.col.f64 in inline assembly (the instruction cuBLAS's DGEMM
- * is built on; OpenCL has no other way to it; the shape needs compute capability 9.0).
- * Elsewhere -- another device, an older NVIDIA GPU, or float32 --
- * the same fragments are multiplied with plain multiply-adds through local memory, so
- * every CPU runtime runs (and the tests check) the kernel's tiling and fragment layouts.
+/* mma: GEMM on NVIDIA's tensor cores, reached through PTX's mma.sync.aligned.m16n8k8 in
+ * inline assembly (OpenCL has no other way to them):
+ *   float64: .f64, the instruction cuBLAS's DGEMM is built on (compute capability 9.0);
+ *   float32: .tf32 three times, "3xTF32": each value x is split into x_hi = tf32(x) and
+ *     x_lo = tf32(x - x_hi) as it is staged, and a b = a_lo b_hi + a_hi b_lo + a_hi b_hi,
+ *     each step's sum added to float32 accumulators (mma_steps says why); the dropped
+ *     a_lo b_lo is below float32's rounding, so the result is as accurate as a float32
+ *     GEMM's (compute capability 8.0). Not IEEE to the last case: an infinite input
+ *     gives NaN where it meets a value whose low part is zero.
+ * Elsewhere -- another device or an older NVIDIA GPU -- the same fragments (and in float32
+ * the same split) are multiplied with plain multiply-adds through local memory, so every
+ * CPU runtime runs (and the tests check) the kernel's tiling, fragment layouts and split.
  *
  * A work-group of WM x WN warps (32 work-items each) computes a BM x BN tile of C,
  * BM = 16 MT WM, BN = 8 NT WN: each warp an (16 MT) x (8 NT) block, as MT x NT mma tiles of
  * 16 x 8. K goes in slabs of BK = 8 KS: the slab's BM x BK piece of A and BK x BN piece of
- * B are staged in local memory, k-major (As[k][m], Bs[k][n]), double-buffered: the next
- * slab is read into registers while this one is multiplied, then stored into the other
- * buffer; one barrier a slab.
+ * B are staged in local memory, k-major (As[p][k][m], Bs[p][k][n], part p): the next slab
+ * is read into registers while this one is multiplied, then stored into the other of two
+ * buffers (one barrier a slab) or, with BUFFERS = 1, into the same one between two
+ * barriers (half the local memory, for deeper slabs).
  *
- * A warp's fragments (lane = 4 g + t; the layouts PTX defines, checked on an H200 by
- * bench/gpu/mma_probe.py):
+ * A warp's fragments (lane = 4 g + t; the layouts PTX defines for both types, checked on
+ * an H200 by bench/gpu/mma_probe.py):
  *   A, 16 x 8: value i of a lane is row g + 8 (i % 2), column t + 4 (i / 2)
  *   B, 8 x 8:  value i is row t + 4 i, column g
  *   C, 16 x 8: value i is row g + 8 (i / 2), column 2 t + i % 2
  * With rows of As and Bs PAD values longer than the tile (PAD = 8: a row stride of 8 mod
- * 16 doubles), a warp's 32 fragment reads fall in two conflict-free 128-byte wavefronts.
+ * 16 doubles or 32 floats), a warp's 32 fragment reads are free of bank conflicts.
  *
  * -D WM, WN   warps of a work-group along M and N
  * -D MT, NT   mma tiles of a warp along M (16 rows each) and N (8 columns each)
  * -D KS       steps of 8 of K in one slab (BK = 8 KS)
  * -D PAD      extra values at the end of each row of As and Bs
+ * -D SUMS     steps of 8 of K whose products the tensor cores sum before a float32 add
+ *             (float32; divides KS)
+ * -D BUFFERS  local tiles, 2 or 1
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), steps past K read zeros; stores of C are guarded.
  * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
  * WG = 32 WM WN.
  */
-#include "common.h"
 
 #ifndef WM
 #define WM 2        // warps along M
@@ -49,6 +58,12 @@
 #ifndef PAD
 #define PAD 8       // values past each row of the local tiles (bank spread)
 #endif
+#ifndef SUMS
+#define SUMS 1      // steps of 8 of K summed before acc takes them (divides KS)
+#endif
+#ifndef BUFFERS
+#define BUFFERS 2   // local tiles: 2 (one barrier a slab) or 1 (two; half the memory)
+#endif
 
 #define WG (32 * WM * WN)
 #define BM (16 * MT * WM)
@@ -56,22 +71,41 @@
 #define BK (8 * KS)
 #define LA (BM * BK / WG)   /* values of A a work-item stages per slab */
 #define LB (BK * BN / WG)   /* values of B */
-#define MMA_PTX (PORTGEMM_PTX && USE_FP64 && PORTGEMM_SM >= 90)  /* m16n8k8.f64: sm_90 */
+/* load_a, load_b, tf32 (after the tile they read) */
+#include "slab.h"
+/* the tensor cores: m16n8k8.f64 from sm_90, m16n8k8.tf32 from sm_80 */
+#define MMA_PTX (PORTGEMM_PTX && (USE_FP64 ? PORTGEMM_SM >= 90 : PORTGEMM_SM >= 80))
+#define SPLIT_TF32 (!USE_FP64)  /* float32 runs 3xTF32 */
+#define PARTS (SPLIT_TF32 ? 2 : 1)  /* values staged an element: float32's two TF32 parts */
+
+#if MMA_PTX
+/* d = a b + d for one 16 x 8 x 8 tile, on the tensor cores */
+inline void mma_tile(REAL d[4], const REAL a[4], const REAL b[2])
+{
+#if USE_FP64
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+        : "=d"(d[0]), "=d"(d[1]), "=d"(d[2]), "=d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]),
+          "d"(d[0]), "d"(d[1]), "d"(d[2]), "d"(d[3]));
+#else
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(as_uint(a[0])), "r"(as_uint(a[1])), "r"(as_uint(a[2])), "r"(as_uint(a[3])),
+          "r"(as_uint(b[0])), "r"(as_uint(b[1])), "f"(d[0]), "f"(d[1]), "f"(d[2]), "f"(d[3]));
+#endif
+}
+#endif
 
 /* acc[mi][ni] = a[mi] b[ni] + acc[mi][ni] for a warp's MT x NT tiles of 16 x 8 x 8 */
-inline void mma_step(REAL acc[MT][NT][4], const REAL a[MT][4], const REAL b[NT][2],
-                     __local REAL *scratch, const int g, const int t)
+inline void mma_tiles(REAL acc[MT][NT][4], const REAL a[MT][4], const REAL b[NT][2],
+                      __local REAL *scratch, const int g, const int t)
 {
 #if MMA_PTX
     for (int mi = 0; mi < MT; ++mi)
-        for (int ni = 0; ni < NT; ++ni) {
-            REAL *d = acc[mi][ni];
-            asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
-                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
-                : "=d"(d[0]), "=d"(d[1]), "=d"(d[2]), "=d"(d[3])
-                : "d"(a[mi][0]), "d"(a[mi][1]), "d"(a[mi][2]), "d"(a[mi][3]),
-                  "d"(b[ni][0]), "d"(b[ni][1]), "d"(d[0]), "d"(d[1]), "d"(d[2]), "d"(d[3]));
-        }
+        for (int ni = 0; ni < NT; ++ni)
+            mma_tile(acc[mi][ni], a[mi], b[ni]);
 #else
     /* the warp's fragments into its scratch (MT tiles 16 x 8 of A, then NT tiles 8 x 8
      * of B), each lane's values of D out of them: what the instruction computes, in
@@ -97,51 +131,77 @@ inline void mma_step(REAL acc[MT][NT][4], const REAL a[MT][4], const REAL b[NT][
 #endif
 }
 
-/* the slab of K from k0: its values of A and B this work-item stages, zeros past K */
-inline void load_slab(REAL ra[LA], REAL rb[LB], const int k0, const int tid, const int m0,
-                      const int n0, const int M, const int N, const int K,
-                      __global const REAL *restrict A, const int lda,
-                      __global const REAL *restrict B, const int ldb)
+/* SUMS steps of 8 of K; a[s][p], b[s][p] are step s's fragments, part p (float32:
+ * 0 the high TF32 part, 1 the low). float64: acc += a b on the tensor cores. float32: of
+ * each step three products, the small terms first, summed from zero over the SUMS steps
+ * and then added to acc with float32's rounding: the tensor cores truncate what they add
+ * into C, and K / 8 truncations of a growing acc made the error 26 times cuBLAS SGEMM's
+ * at 4096 (bench/results/2026-11-22-h200-sgemm-3xtf32/). On the tensor cores tile by
+ * tile, which keeps 4 registers of partial sums live, not 4 MT NT. */
+inline void mma_steps(REAL acc[MT][NT][4], const REAL a[SUMS][PARTS][MT][4],
+                      const REAL b[SUMS][PARTS][NT][2], __local REAL *scratch,
+                      const int g, const int t)
 {
-    for (int e = 0; e < LA; ++e) {
-        const int idx = tid + e * WG;
-#if A_COLMAJOR  /* a run along m is contiguous: consecutive work-items take consecutive m */
-        const int mm = idx % BM, kk = idx / BM;
+#if !SPLIT_TF32
+    for (int s = 0; s < SUMS; ++s)
+        mma_tiles(acc, a[s][0], b[s][0], scratch, g, t);
+#elif MMA_PTX
+    for (int mi = 0; mi < MT; ++mi)
+        for (int ni = 0; ni < NT; ++ni) {
+            float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            for (int s = 0; s < SUMS; ++s) {
+                mma_tile(part, a[s][1][mi], b[s][0][ni]);
+                mma_tile(part, a[s][0][mi], b[s][1][ni]);
+                mma_tile(part, a[s][0][mi], b[s][0][ni]);
+            }
+            for (int i = 0; i < 4; ++i)
+                acc[mi][ni][i] += part[i];
+        }
 #else
-        const int kk = idx % BK, mm = idx / BK;
-#endif
-        const int row = min(m0 + mm, M - 1), k = k0 + kk;
-        ra[e] = k < K ? A_AT(row, k) : (REAL)0;
+    float part[MT][NT][4];
+    for (int mi = 0; mi < MT; ++mi)
+        for (int ni = 0; ni < NT; ++ni)
+            for (int i = 0; i < 4; ++i)
+                part[mi][ni][i] = 0.0f;
+    for (int s = 0; s < SUMS; ++s) {
+        mma_tiles(part, a[s][1], b[s][0], scratch, g, t);
+        mma_tiles(part, a[s][0], b[s][1], scratch, g, t);
+        mma_tiles(part, a[s][0], b[s][0], scratch, g, t);
     }
-    for (int e = 0; e < LB; ++e) {
-        const int idx = tid + e * WG;
-#if B_COLMAJOR
-        const int kk = idx % BK, nn = idx / BK;
-#else
-        const int nn = idx % BN, kk = idx / BN;
+    for (int mi = 0; mi < MT; ++mi)
+        for (int ni = 0; ni < NT; ++ni)
+            for (int i = 0; i < 4; ++i)
+                acc[mi][ni][i] += part[mi][ni][i];
 #endif
-        const int col = min(n0 + nn, N - 1), k = k0 + kk;
-        rb[e] = k < K ? B_AT(k, col) : (REAL)0;
-    }
 }
 
+/* tile[.][k][j] = v: float32 stores its high and low TF32 parts (split once here, not
+ * in every warp that reads the value) */
+#if SPLIT_TF32
+#define PUT(tile, k, j, v) do { const float hi_ = tf32(v); tile[0][k][j] = hi_; \
+                                tile[1][k][j] = tf32((v) - hi_); } while (0)
+#else
+#define PUT(tile, k, j, v) (tile[0][k][j] = (v))
+#endif
+
 inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
-                       __local REAL As[BK][BM + PAD], __local REAL Bs[BK][BN + PAD])
+                       __local REAL As[PARTS][BK][BM + PAD],
+                       __local REAL Bs[PARTS][BK][BN + PAD])
 {
     for (int e = 0; e < LA; ++e) {
         const int idx = tid + e * WG;
 #if A_COLMAJOR
-        As[idx / BM][idx % BM] = ra[e];
+        PUT(As, idx / BM, idx % BM, ra[e]);
 #else
-        As[idx % BK][idx / BK] = ra[e];
+        PUT(As, idx % BK, idx / BK, ra[e]);
 #endif
     }
     for (int e = 0; e < LB; ++e) {
         const int idx = tid + e * WG;
 #if B_COLMAJOR
-        Bs[idx % BK][idx / BK] = rb[e];
+        PUT(Bs, idx % BK, idx / BK, rb[e]);
 #else
-        Bs[idx / BN][idx % BN] = rb[e];
+        PUT(Bs, idx / BN, idx % BN, rb[e]);
 #endif
     }
 }
@@ -149,8 +209,8 @@ inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void gemm(GEMM_ARGS)
 {
-    __local REAL As[2][BK][BM + PAD];
-    __local REAL Bs[2][BK][BN + PAD];
+    __local REAL As[BUFFERS][PARTS][BK][BM + PAD];
+    __local REAL Bs[BUFFERS][PARTS][BK][BN + PAD];
 #if MMA_PTX
     __local REAL *scratch = 0;
 #else
@@ -173,25 +233,35 @@ void gemm(GEMM_ARGS)
 
     REAL ra[LA], rb[LB];
     const int slabs = (K + BK - 1) / BK;
-    load_slab(ra, rb, 0, tid, m0, n0, M, N, K, A, lda, B, ldb);
+    load_a(ra, 0, tid, m0, M, K, A, lda);
+    load_b(rb, 0, tid, n0, N, K, B, ldb);
     store_slab(ra, rb, tid, As[0], Bs[0]);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 0; s < slabs; ++s) {
-        const int buf = s & 1;
-        if (s + 1 < slabs)
-            load_slab(ra, rb, (s + 1) * BK, tid, m0, n0, M, N, K, A, lda, B, ldb);
-        for (int ks = 0; ks < KS; ++ks) {
-            REAL a[MT][4], b[NT][2];
-            for (int mi = 0; mi < MT; ++mi)
-                for (int i = 0; i < 4; ++i)
-                    a[mi][i] = As[buf][ks * 8 + t + 4 * (i / 2)][wm + mi * 16 + g + 8 * (i % 2)];
-            for (int ni = 0; ni < NT; ++ni)
-                for (int i = 0; i < 2; ++i)
-                    b[ni][i] = Bs[buf][ks * 8 + t + 4 * i][wn + ni * 8 + g];
-            mma_step(acc, a, b, scratch, g, t);
+    for (int slab = 0; slab < slabs; ++slab) {
+        const int buf = BUFFERS == 2 ? slab & 1 : 0;
+        if (slab + 1 < slabs) {
+            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);
+            load_b(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);
         }
-        if (s + 1 < slabs)
-            store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);
+        for (int ks = 0; ks < KS; ks += SUMS) {
+            REAL a[SUMS][PARTS][MT][4], b[SUMS][PARTS][NT][2];
+            for (int s = 0; s < SUMS; ++s)
+                for (int p = 0; p < PARTS; ++p) {
+                    const int k = (ks + s) * 8 + t;
+                    for (int mi = 0; mi < MT; ++mi)
+                        for (int i = 0; i < 4; ++i)
+                            a[s][p][mi][i] = As[buf][p][k + 4 * (i / 2)][wm + mi * 16 + g + 8 * (i % 2)];
+                    for (int ni = 0; ni < NT; ++ni)
+                        for (int i = 0; i < 2; ++i)
+                            b[s][p][ni][i] = Bs[buf][p][k + 4 * i][wn + ni * 8 + g];
+                }
+            mma_steps(acc, a, b, scratch, g, t);
+        }
+        if (slab + 1 < slabs) {
+            if (BUFFERS == 1)  /* every warp done with the tiles before they are overwritten */
+                barrier(CLK_LOCAL_MEM_FENCE);
+            store_slab(ra, rb, tid, As[BUFFERS - 1 - buf], Bs[BUFFERS - 1 - buf]);
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 

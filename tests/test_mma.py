@@ -13,14 +13,14 @@ import pytest
 import portgemm
 from portgemm.families import get_variant
 
-from conftest import assert_close
+from conftest import assert_close, reference, relative_error
 
 PARAMS = {
     "defaults": {},
     "h200-entry": {"WM": 2, "WN": 2, "MT": 2, "NT": 8},       # 64 x 128 tiles
     "square": {"WM": 2, "WN": 4, "MT": 4, "NT": 4},           # 128 x 128, 256 work-items
-    "one-warp-deep": {"WM": 1, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "PAD": 0},
-    "tall": {"WM": 4, "WN": 1, "MT": 1, "NT": 4, "KS": 2},    # 64 x 32
+    "one-warp-deep": {"WM": 1, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "PAD": 0, "SUMS": 2},
+    "tall": {"WM": 4, "WN": 1, "MT": 1, "NT": 4, "KS": 2, "BUFFERS": 1},  # 64 x 32
 }
 # 1, primes, a K shorter than a slab, tiles exactly, a row of B shorter than a tile
 SHAPES = [(1, 1, 1), (17, 131, 257), (130, 129, 7), (64, 128, 64), (3, 5, 1000)]
@@ -42,7 +42,7 @@ def fits(device, params, itemsize):
 
 
 @pytest.mark.parametrize("name, dtype", [(name, np.float64) for name in PARAMS] + [
-    ("defaults", np.float32), ("one-warp-deep", np.float32)])
+    ("defaults", np.float32), ("one-warp-deep", np.float32), ("tall", np.float32)])
 def test_any_shape_and_layout(device, name, dtype):
     if dtype == np.float64 and not device.has_fp64:
         pytest.skip("device has no float64")
@@ -115,3 +115,19 @@ def test_pocl5_is_refused(any_device):
         for params in PARAMS.values():
             problems = impl.problems(impl.resolve(params), device, 4)
             assert any("PoCL 5" in p for p in problems) == refused
+
+
+def test_float32_is_as_accurate_as_a_float32_gemm(device):
+    """float32 runs 3xTF32: the operands' high and low TF32 parts. Its error over a deep K
+    stays near that of a plain float32 kernel (naive: one float32 sum a value of C), where
+    the high parts alone would be about 100 times worse; on the tensor cores, which
+    truncate what they add into C, only if each step's products are summed apart."""
+    fits(device, {}, 4)
+    a, b = operands(40, 24, 6007, "CC", np.float32)
+    ref = reference(a, b)
+    got = portgemm.gemm(a, b, device=device, variant="mma", poison=np.nan).c
+    plain = portgemm.gemm(a, b, device=device, variant="naive").c
+    high = [np.asarray((x.view(np.uint32) + 0x1000) & 0xFFFFE000, np.uint32).view(np.float32)
+            for x in (a, b)]
+    assert relative_error(high[0] @ high[1], ref) > 50 * relative_error(plain, ref)
+    assert relative_error(got, ref) <= 3 * relative_error(plain, ref)

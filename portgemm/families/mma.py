@@ -1,12 +1,20 @@
-"""mma: float64 on NVIDIA's FP64 tensor cores through PTX's ``mma.sync`` (kernels_cl/mma.cl).
+"""mma: NVIDIA's tensor cores through PTX's ``mma.sync`` (kernels_cl/mma.cl).
 
 A work-group of ``WM`` x ``WN`` warps computes a (16 ``MT`` ``WM``) x (8 ``NT`` ``WN``) tile of
-C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with one ``mma.sync.m16n8k8.f64`` per tile and
-step of 8 of K; slabs of 8 ``KS`` steps of K are staged in local memory, double-buffered.
-On NVIDIA devices in float64 that instruction runs on the tensor cores (about twice the
-FP64 FMA peak on an H100 or H200); elsewhere, and in float32, the kernel multiplies the
-same fragments with multiply-adds through local memory: correct everywhere, fast only
-there.
+C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with ``mma.sync.m16n8k8`` per tile and step of
+8 of K; slabs of 8 ``KS`` steps of K are staged in local memory (``BUFFERS`` 2: double-buffered);
+``SUMS`` steps at a time are summed on the tensor cores before float32 accumulators take
+them (float32).
+
+- float64: one ``.f64`` mma a tile and step, on the FP64 tensor cores from compute
+  capability 9.0 (about twice the FP64 FMA peak of an H100 or H200).
+- float32: "3xTF32", three ``.tf32`` mma's of the operands' high and low TF32 parts (split
+  as they are staged), from compute capability 8.0: float32's accuracy on the TF32 tensor
+  cores (docs/known-issues.md
+  says where it differs from IEEE float32: infinite inputs).
+
+Elsewhere the kernel multiplies the same fragments (and the same TF32 parts) with
+multiply-adds through local memory: correct everywhere, fast only there.
 """
 
 from __future__ import annotations
@@ -18,17 +26,29 @@ from ..runtime.ndrange import NDRange
 from .base import LaunchPlan, Params, Variant, pocl_5_or_later, restriction
 
 
+TENSOR_CORES_FROM = {8: (9, 0), 4: (8, 0)}  # itemsize: compute capability (mma.cl's MMA_PTX)
+
+
 def emulated(device: Device, itemsize: int) -> bool:
     """Whether the kernel multiplies the fragments with multiply-adds on ``device``: all
-    but float64 on NVIDIA GPUs of compute capability 9.0 and later (kernels_cl/mma.cl's
-    MMA_PTX)."""
+    but NVIDIA GPUs of compute capability 9.0 (float64) or 8.0 (float32) and later."""
     capability = device.compute_capability or (0, 0)
-    return not (device.takes_ptx and itemsize == 8 and capability >= (9, 0))
+    return not (device.takes_ptx and capability >= TENSOR_CORES_FROM[itemsize])
 
 
 def _tile(p: Params) -> tuple[int, int, int, int]:
     """(work-items, BM, BN, BK) of a parameter set."""
     return 32 * p["WM"] * p["WN"], 16 * p["MT"] * p["WM"], 8 * p["NT"] * p["WN"], 8 * p["KS"]
+
+
+def parts(itemsize: int) -> int:
+    """Values staged per element: float32 stores its high and low TF32 parts."""
+    return 2 if itemsize == 4 else 1
+
+
+@restriction("SUMS must divide KS: a slab's steps are summed SUMS at a time")
+def _sums_divide_slab(p: Params) -> bool:
+    return p["KS"] % p["SUMS"] == 0
 
 
 @restriction("the work-group must stage each slab evenly: BM * BK and BK * BN are "
@@ -41,13 +61,14 @@ def _even_staging(p: Params) -> bool:
 class Mma(Variant):
     name = "mma"
     source_file = "mma.cl"
-    summary = ("warps of 16 x 8 x 8 mma.sync on NVIDIA's FP64 tensor cores (float64; "
-               "elsewhere the same fragments with multiply-adds)")
+    summary = ("warps of 16 x 8 x 8 mma.sync on NVIDIA's tensor cores (float64; float32 as "
+               "3xTF32; elsewhere the same fragments with multiply-adds)")
     space = {"WM": [1, 2, 4], "WN": [1, 2, 4], "MT": [1, 2, 4], "NT": [2, 4, 8],
-             "KS": [1, 2], "PAD": [0, 8]}
-    defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8}
+             "KS": [1, 2], "PAD": [0, 8], "SUMS": [1, 2],
+             "BUFFERS": [1, 2]}
+    defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8, "SUMS": 1, "BUFFERS": 2}
     flags = ("PAD",)
-    restrictions = (_even_staging,)
+    restrictions = (_even_staging, _sums_divide_slab)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, _tile(params)[0]
@@ -56,15 +77,18 @@ class Mma(Variant):
         return 2 * params["MT"], 2 * params["NT"]  # 4 MT NT values of C a work-item
 
     def private_values(self, params: Params) -> int:
+        """Accumulators, fragments (float32's two parts of SUMS steps: the upper bound),
+        the next slab's staged values."""
         wg, bm, bn, bk = _tile(params)
         mt, nt = params["MT"], params["NT"]
-        return 4 * mt * nt + 4 * mt + 2 * nt + (bm * bk + bk * bn) // wg
+        fragments = 2 * params["SUMS"] * (4 * mt + 2 * nt)
+        return 4 * mt * nt + fragments + (bm * bk + bk * bn) // wg
 
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
-        """The double-buffered tiles, and where the fragments are multiplied with
-        multiply-adds (``emulated``) each warp's scratch for them."""
+        """The tiles (``BUFFERS`` of them; float32: both parts), and where the fragments
+        are multiplied with multiply-adds (``emulated``) each warp's scratch for them."""
         _, bm, bn, bk = _tile(params)
-        tiles = 2 * bk * (bm + params["PAD"]) + 2 * bk * (bn + params["PAD"])
+        tiles = params["BUFFERS"] * parts(itemsize) * bk * (bm + bn + 2 * params["PAD"])
         scratch = params["WM"] * params["WN"] * (params["MT"] * 16 + params["NT"] * 8) * 8
         return (tiles + (scratch if emulated else 0)) * itemsize
 
@@ -81,7 +105,8 @@ class Mma(Variant):
         return found
 
     def defines(self, params: Params) -> dict:
-        return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD")}
+        return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD", "SUMS",
+                                            "BUFFERS")}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         wg, bm, bn, _ = _tile(params)

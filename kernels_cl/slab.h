@@ -1,0 +1,60 @@
+/* What the tensor-core kernels (mma.cl, wgmma.cl) share: reading a slab of A and B from
+ * global memory into registers (load_a, load_b), and float32's TF32 rounding. The including kernel defines
+ * WG (work-items), BM, BN, BK (the tile and the slab's depth), LA = BM BK / WG and
+ * LB = BK BN / WG (values of A and of B a work-item stages). */
+#ifndef PORTGEMM_SLAB_H
+#define PORTGEMM_SLAB_H
+
+#include "common.h"
+
+#if !USE_FP64
+/* x rounded to TF32 (10 bits of mantissa), to nearest with ties away from zero, as PTX's
+ * cvt.rna.tf32.f32 (from sm_80); non-finite values stay as they are */
+inline float tf32(const float x)
+{
+#if PORTGEMM_PTX && PORTGEMM_SM >= 80
+    uint r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return as_float(r);
+#else
+    return isfinite(x) ? as_float((as_uint(x) + 0x1000u) & 0xffffe000u) : x;
+#endif
+}
+#endif
+
+/* the slab of K from k0: the values of A this work-item stages, zeros past K; rows past M
+ * read the last one (in bounds, never stored). Consecutive work-items take consecutive
+ * addresses: along k in a row-major A, along m in a column-major one. */
+inline void load_a(REAL ra[LA], const int k0, const int tid, const int m0, const int M,
+                   const int K, __global const REAL *restrict A, const int lda)
+{
+    for (int e = 0; e < LA; ++e) {
+        const int idx = tid + e * WG;
+#if A_COLMAJOR
+        const int mm = idx % BM, kk = idx / BM;
+#else
+        const int kk = idx % BK, mm = idx / BK;
+#endif
+        const int row = min(m0 + mm, M - 1), k = k0 + kk;
+        ra[e] = k < K ? A_AT(row, k) : (REAL)0;
+    }
+}
+
+/* the same for B: columns past N read the last one; consecutive work-items along n in a
+ * row-major B, along k in a column-major one */
+inline void load_b(REAL rb[LB], const int k0, const int tid, const int n0, const int N,
+                   const int K, __global const REAL *restrict B, const int ldb)
+{
+    for (int e = 0; e < LB; ++e) {
+        const int idx = tid + e * WG;
+#if B_COLMAJOR
+        const int kk = idx % BK, nn = idx / BK;
+#else
+        const int nn = idx % BN, kk = idx / BN;
+#endif
+        const int col = min(n0 + nn, N - 1), k = k0 + kk;
+        rb[e] = k < K ? B_AT(k, col) : (REAL)0;
+    }
+}
+
+#endif
