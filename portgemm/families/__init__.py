@@ -17,6 +17,7 @@ from .phvm import BasicMM, Phvm
 from .tallskinny import TallSkinny
 from .tiled import Inreg, Tiled
 from .vec import Vec
+from .wgmma import Wgmma
 from .xgemm import XGemm
 
 REGISTRY: dict[str, Variant] = {}
@@ -44,7 +45,7 @@ def variant_names(device=None) -> list[str]:
 
 
 for _variant in (Naive(), Tiled(), Inreg(), Local(), Vec(), XGemm(), Panel(), Mma(),
-                 TallSkinny(), Phvm(), BasicMM()):
+                 Wgmma(), TallSkinny(), Phvm(), BasicMM()):
     register(_variant)
 
 __all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Step", "Variant",

@@ -25,6 +25,7 @@ import numpy as np
 from ..caches import cache_dict
 from ..errors import BuildError
 from . import program_cache
+from . import ptx as ptx_route
 from .device import Device
 from .ndrange import NDRange
 from .selectors import DeviceSpec, select_device
@@ -187,6 +188,8 @@ class Queue:
                 # cache_dir=False: pyopencl's own binary cache stays out; ours is above
                 program = cl.Program(self.context, source).build(options=list(options),
                                                                   cache_dir=False)
+                if self.device.takes_ptx:
+                    program = self._with_sm90a(program, options)
             except cl.RuntimeError as exc:
                 raise BuildError(f"OpenCL build failed on {self.device.description}",
                                  _build_log(exc, self.device), tuple(options)) from exc
@@ -195,6 +198,22 @@ class Queue:
         if binaries:
             program_cache.store(self.device, source, options, bytes(binaries[0]))
         return program
+
+    def _with_sm90a(self, program, options: tuple[str, ...]):
+        """The program rebuilt for sm_90a when its PTX holds marked sm_90a instructions
+        (runtime/ptx.py), else the program."""
+        import pyopencl as cl
+
+        ptx = bytes(program.get_info(cl.program_info.BINARIES)[0]).decode(errors="replace")
+        if not ptx_route.needs_sm90a(ptx):
+            return program
+        try:
+            edited = ptx_route.for_sm90a(ptx)
+        except ValueError as exc:
+            raise BuildError(f"OpenCL build failed on {self.device.description}", str(exc),
+                             tuple(options)) from None
+        return cl.Program(self.context, [self.device.handle], [edited.encode()]).build(
+            options=list(options))
 
     def kernel(self, source: str, name: str, options: tuple[str, ...] = ()):
         """The kernel ``name`` of a program, retrieved once and reused."""

@@ -1,0 +1,248 @@
+/* wgmma: float32 GEMM on Hopper's warpgroup tensor-core instruction, PTX's
+ * wgmma.mma_async.m64nNk8.f32.tf32.tf32, as "3xTF32" (float32's accuracy: see mma.cl).
+ *
+ * NVIDIA's OpenCL compiler targets sm_90, and wgmma needs sm_90a: the instructions are
+ * written as PTX comments marked SM90A, and portgemm rebuilds the program from its PTX with
+ * the marks removed and the target sm_90a (portgemm/runtime/ptx.py). Everywhere else --
+ * CPUs, other GPUs -- the same tiles, staging and layouts are multiplied with plain
+ * multiply-adds, so the CPU tests check all of it but the instruction.
+ *
+ * A work-group of WGM x WGN warpgroups (128 work-items each) computes a BM x BN tile of C,
+ * BM = 64 WGM, BN = WN WGN: each warpgroup a 64 x WN block, one wgmma of 64 x WN x 8 per
+ * step of 8 of K and TF32 part. K goes in slabs of BK = 8 KS, staged in local memory and
+ * double-buffered (the next slab is read into registers, and stored into the other
+ * buffer while the tensor cores multiply this one):
+ *   A m-major, As[m][k] (x itself; each warp takes its 16 rows as the m16n8k8 fragment
+ *     of mma.cl and splits it into TF32 parts in registers: wgmma's A from registers;
+ *     rows PAD = 4 values longer than the slab, a row stride of 4 mod 8 values, so that
+ *     a warp's fragment reads are free of bank conflicts);
+ *   B in wgmma's K-major layout without swizzle, as both TF32 parts, Bs[p]: 8 x 4 "core
+ *     matrices" (8 columns n, 4 steps k, 128 contiguous bytes, column by column), those of
+ *     one column block adjacent along K (LBO 128 bytes), the blocks BK / 4 cores apart
+ *     (SBO 32 BK bytes): value (k, n) at ((n / 8) (BK / 4) + k / 4) 32 + (n % 8) 4 + k % 4.
+ * A slab's 3 KS products (per step a_lo b_hi, a_hi b_lo, a_hi b_hi) are summed by the
+ * tensor cores from zero, then added to float32 accumulators: the tensor cores truncate
+ * what they add, and over all of K that bias is 26 times a float32 GEMM's error at 4096.
+ * Work-item (warpgroup, warp w, lane 4 g + t) holds value i of its warpgroup's block at
+ * row 16 w + g + 8 ((i % 4) / 2), column 8 (i / 4) + 2 t + i % 2 (checked on an H200 by
+ * bench/gpu/wgmma_probe.py).
+ *
+ * -D WN       columns of a warpgroup's block: 64 or 128 (wgmma's N)
+ * -D WGM, WGN warpgroups of a work-group along M and N
+ * -D KS       steps of 8 of K in one slab
+ * -D PAD      extra values at the end of each row of As (bank spread)
+ * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
+ * never stored), steps past K read zeros; stores of C are guarded.
+ * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
+ * WG = 128 WGM WGN.
+ */
+
+#ifndef WN
+#define WN 64       // columns of a warpgroup's block: 64 or 128
+#endif
+#ifndef WGM
+#define WGM 1       // warpgroups along M (64 rows each)
+#endif
+#ifndef WGN
+#define WGN 1       // warpgroups along N (WN columns each)
+#endif
+#ifndef KS
+#define KS 2        // steps of 8 of K in one slab
+#endif
+#ifndef PAD
+#define PAD 4       // values past each row of As (bank spread)
+#endif
+
+#define WG (128 * WGM * WGN)
+#define BM (64 * WGM)
+#define BN (WN * WGN)
+#define BK (8 * KS)
+#define LA (BM * BK / WG)   /* values of A a work-item stages per slab */
+#define LB (BK * BN / WG)   /* values of B */
+/* load_a, tf32 (after the tile they read) */
+#include "slab.h"
+#define ND (WN / 2)         /* accumulators of a work-item: 64 WN / 128 */
+#define WGMMA_PTX (PORTGEMM_PTX && PORTGEMM_SM == 90 && !USE_FP64)  /* sm_90a only */
+#define SM90A "//sm_90a:"   /* see portgemm/runtime/ptx.py */
+
+/* where value (k, n) of a slab of B sits in its part of Bs */
+inline int b_index(const int k, const int n)
+{
+    return ((n / 8) * (BK / 4) + k / 4) * 32 + (n % 8) * 4 + k % 4;
+}
+
+#if WGMMA_PTX
+#define F8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
+              "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define D32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define D64 D32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, " \
+            "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, " \
+            "%62, %63"
+
+/* d = a b (+ d when accumulate) for the warpgroup's 64 x WN block and one step of 8:
+ * a this work-item's fragment, b through the descriptor */
+inline void wgmma(float d[ND], const uint a[4], const ulong b, const int accumulate)
+{
+#if WN == 64
+    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %37, 0; "
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" D32 "}, "
+                 "{%32, %33, %34, %35}, %36, p, 1, 1; }"
+                 : F8(0), F8(8), F8(16), F8(24)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+#elif WN == 128
+    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %69, 0; "
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" D64 "}, "
+                 "{%64, %65, %66, %67}, %68, p, 1, 1; }"
+                 : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+#else
+#error "WN must be 64 or 128"
+#endif
+}
+
+/* the matrix descriptor of B's cores from base: no swizzle, LBO 128 bytes, SBO 32 BK */
+inline ulong descriptor(__local const float *base)
+{
+    const uint address = (uint)(size_t)base;
+    return (ulong)((address & 0x3FFFF) >> 4) | ((ulong)(128 >> 4) << 16)
+           | ((ulong)((32 * BK) >> 4) << 32);
+}
+#endif
+
+/* Start part = this slab's products for the work-item's values of C (3 KS of them,
+ * summed from zero): on the tensor cores, asynchronously (products_wait says when part is
+ * there), or at once with multiply-adds */
+inline void products_start(float part[ND], __local const float As[BM][BK + PAD],
+                           __local const float Bs[2][BK * BN], const int row0,
+                           const int col0, const int g, const int t)
+{
+#if WGMMA_PTX
+    uint a_hi[KS][4], a_lo[KS][4];
+    for (int ks = 0; ks < KS; ++ks)
+        for (int i = 0; i < 4; ++i) {
+            const float x = As[row0 + g + 8 * (i % 2)][ks * 8 + t + 4 * (i / 2)];
+            const float hi = tf32(x);
+            a_hi[ks][i] = as_uint(hi);
+            a_lo[ks][i] = as_uint(tf32(x - hi));
+        }
+    asm volatile(SM90A "wgmma.fence.sync.aligned;" ::: "memory");
+    for (int ks = 0; ks < KS; ++ks) {
+        /* this step's cores: column block col0 / 8, k from 8 ks */
+        const int core = b_index(8 * ks, col0);
+        wgmma(part, a_lo[ks], descriptor(Bs[0] + core), ks > 0);
+        wgmma(part, a_hi[ks], descriptor(Bs[1] + core), 1);
+        wgmma(part, a_hi[ks], descriptor(Bs[0] + core), 1);
+    }
+    asm volatile(SM90A "wgmma.commit_group.sync.aligned;" ::: "memory");
+#else
+    for (int i = 0; i < ND; ++i) {
+        const int row = row0 + g + 8 * ((i % 4) / 2), col = col0 + 8 * (i / 4) + 2 * t + i % 2;
+        float s = 0.0f;
+        for (int k = 0; k < BK; ++k) {
+            const float x = As[row][k], a_hi = tf32(x), a_lo = tf32(x - a_hi);
+            const float b_hi = Bs[0][b_index(k, col)], b_lo = Bs[1][b_index(k, col)];
+            s = fma(a_lo, b_hi, s);
+            s = fma(a_hi, b_lo, s);
+            s = fma(a_hi, b_hi, s);
+        }
+        part[i] = s;
+    }
+#endif
+}
+
+/* Wait for products_start's part. The wait names part's registers, so that the compiler
+ * reads them only after it (the instruction writes them behind its back). */
+inline void products_wait(float d[ND])
+{
+#if WGMMA_PTX && WN == 64
+    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : F8(0), F8(8), F8(16), F8(24)
+                 :: "memory");
+#elif WGMMA_PTX
+    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;"
+                 : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56) :: "memory");
+#endif
+}
+
+/* the slab of K from k0: the values of B this work-item stages, zeros past K, columns
+ * past N reading the last one. Work-item order is the order of Bs (k % 4, n % 8, k / 4,
+ * n / 8 from the fastest), so that a warp's stores are contiguous (a warp reads 4 rows
+ * of 32 bytes of a row-major B, or 8 runs of 16 bytes of a column-major one). */
+inline void load_b_cores(float rb[LB], const int k0, const int tid, const int n0,
+                         const int N, const int K, __global const float *restrict B,
+                         const int ldb)
+{
+    for (int e = 0; e < LB; ++e) {
+        const int idx = tid + e * WG;
+        const int kk = 4 * ((idx / 32) % (BK / 4)) + idx % 4;
+        const int nn = 8 * (idx / (8 * BK)) + (idx / 4) % 8;
+        const int col = min(n0 + nn, N - 1), k = k0 + kk;
+        rb[e] = k < K ? B_AT(k, col) : 0.0f;
+    }
+}
+
+inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
+                       __local float As[BM][BK + PAD], __local float Bs[2][BK * BN])
+{
+    for (int e = 0; e < LA; ++e) {
+        const int idx = tid + e * WG;
+#if A_COLMAJOR
+        As[idx % BM][idx / BM] = ra[e];
+#else
+        As[idx / BK][idx % BK] = ra[e];
+#endif
+    }
+    for (int e = 0; e < LB; ++e) {  /* load_b_cores's order: b_index(k, n) = idx */
+        const int idx = tid + e * WG;
+        const float hi = tf32(rb[e]);
+        Bs[0][idx] = hi;
+        Bs[1][idx] = tf32(rb[e] - hi);
+    }
+#if WGMMA_PTX  /* these writes, by the generic proxy, visible to wgmma's (async) reads */
+    asm volatile(SM90A "fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void gemm(GEMM_ARGS)
+{
+    __local float As[2][BM][BK + PAD] __attribute__((aligned(128)));
+    __local float Bs[2][2][BK * BN] __attribute__((aligned(128)));
+    const int tid = get_local_id(0);
+    const int group = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int row0 = (group / WGN) * 64 + 16 * warp, col0 = (group % WGN) * WN;
+    const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;
+
+    float acc[ND], part[ND];
+    for (int i = 0; i < ND; ++i)
+        acc[i] = part[i] = 0.0f;
+
+    float ra[LA], rb[LB];
+    const int slabs = (K + BK - 1) / BK;
+    load_a(ra, 0, tid, m0, M, K, A, lda);
+    load_b_cores(rb, 0, tid, n0, N, K, B, ldb);
+    store_slab(ra, rb, tid, As[0], Bs[0]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int slab = 0; slab < slabs; ++slab) {
+        const int buf = slab & 1;
+        if (slab + 1 < slabs) {
+            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);
+            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);
+        }
+        products_start(part, As[buf], Bs[buf], row0, col0, g, t);
+        if (slab + 1 < slabs)  /* while the tensor cores multiply this slab */
+            store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);
+        products_wait(part);
+        for (int i = 0; i < ND; ++i)
+            acc[i] += part[i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    for (int i = 0; i < ND; ++i) {
+        const int row = m0 + row0 + g + 8 * ((i % 4) / 2);
+        const int col = n0 + col0 + 8 * (i / 4) + 2 * t + i % 2;
+        if (row < M && col < N)
+            C[row * ldc + col] = acc[i];
+    }
+}

@@ -1,0 +1,83 @@
+"""wgmma: float32 on Hopper's warpgroup tensor-core instruction (kernels_cl/wgmma.cl).
+
+A work-group of ``WGM`` x ``WGN`` warpgroups (128 work-items each) computes a (64 ``WGM``) x
+(``WN`` ``WGN``) tile of C; each warpgroup runs PTX's ``wgmma.mma_async.m64nWNk8.tf32`` on
+its 64 x ``WN`` block, A from registers, B from local memory, three times a step of 8 of
+K: "3xTF32", the operands' high and low TF32 parts, as in :mod:`.mma`, with float32's
+accuracy (docs/known-issues.md: infinite inputs). Slabs of 8 ``KS`` steps of K are
+staged in local memory, double-buffered.
+
+The instruction exists only for sm_90a (H100, H200), which NVIDIA's OpenCL compiler does
+not target: portgemm rebuilds the program from its edited PTX (:mod:`..runtime.ptx`).
+Everywhere else the kernel multiplies the same tiles with multiply-adds: correct, slow.
+float32 only: wgmma has no float64 form (:mod:`.mma` has, on the FP64 tensor cores).
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from ..runtime.device import Device
+from ..runtime.ndrange import NDRange
+from .base import LaunchPlan, Params, Variant, restriction
+
+
+def on_tensor_cores(device: Device) -> bool:
+    """Whether ``device`` runs the wgmma instruction (compute capability 9.0 exactly:
+    sm_90a's instructions are not in later GPUs); kernels_cl/wgmma.cl's WGMMA_PTX."""
+    return device.takes_ptx and device.compute_capability == (9, 0)
+
+
+def _tile(p: Params) -> tuple[int, int, int, int]:
+    """(work-items, BM, BN, BK) of a parameter set."""
+    return 128 * p["WGM"] * p["WGN"], 64 * p["WGM"], p["WN"] * p["WGN"], 8 * p["KS"]
+
+
+@restriction("WN must be 64 or 128: the wgmma shapes the kernel spells out")
+def _spelled_out(p: Params) -> bool:
+    return p["WN"] in (64, 128)
+
+
+class Wgmma(Variant):
+    name = "wgmma"
+    source_file = "wgmma.cl"
+    summary = ("warpgroups of 64 x N x 8 wgmma on Hopper's tensor cores, float32 as 3xTF32 "
+               "(elsewhere the same tiles with multiply-adds)")
+    space = {"WN": [64, 128], "WGM": [1, 2], "WGN": [1, 2], "KS": [1, 2, 4], "PAD": [0, 4]}
+    defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4}
+    flags = ("PAD",)
+    restrictions = (_spelled_out,)  # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN
+    # values of A and KS WN / (16 WGM) of B a work-item
+
+    def work_group(self, params: Params) -> tuple[int, int]:
+        return 1, _tile(params)[0]
+
+    def elements_per_item(self, params: Params) -> tuple[int, int]:
+        return 2, params["WN"] // 4  # WN / 2 values of C a work-item
+
+    def private_values(self, params: Params) -> int:
+        """Accumulators and the slab's partial sums, A's fragments (two parts a step),
+        the next slab's staged values."""
+        wg, bm, bn, bk = _tile(params)
+        return params["WN"] + 8 * params["KS"] + (bm * bk + bk * bn) // wg
+
+    def local_mem_bytes(self, params: Params, itemsize: int) -> int:
+        """Two buffers of A (m-major, padded rows) and of B's two TF32 parts."""
+        _, bm, bn, bk = _tile(params)
+        return 2 * (bm * (bk + params["PAD"]) + 2 * bk * bn) * 4
+
+    def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
+        found = super().problems(params, device, itemsize)
+        if itemsize != 4:
+            found.append("wgmma is float32 only: the instruction has no float64 form "
+                         "(variant 'mma' runs float64 on the FP64 tensor cores)")
+        return found
+
+    def defines(self, params: Params) -> dict:
+        return {key: params[key] for key in ("WN", "WGM", "WGN", "KS", "PAD")}
+
+    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        wg, bm, bn, _ = _tile(params)
+        ndrange = NDRange((ceil(m / bm), ceil(n / bn) * wg), (1, wg))
+        return LaunchPlan(ndrange, self.checked_defines(params),
+                          self.local_mem_bytes(params, itemsize))

@@ -1,0 +1,87 @@
+"""wgmma: warpgroups of 64 x N x 8 tiles (PTX wgmma.mma_async on an H100 or H200, rebuilt
+for sm_90a from the compiler's PTX; the same tiles with multiply-adds elsewhere): right
+for any shape, layout and valid tiling in float32, as accurate as a float32 GEMM, refused
+in float64; and the PTX edit that reaches the instruction.
+"""
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.families import get_variant
+from portgemm.runtime import ptx
+
+from conftest import assert_close, reference, relative_error
+from test_mma import SHAPES, operands
+
+PARAMS = {
+    "defaults": {},
+    "wide": {"WN": 128, "WGM": 2, "KS": 1},                  # 128 x 128, 256 work-items
+    "two-along-n": {"WN": 64, "WGN": 2, "KS": 4, "PAD": 0},  # 64 x 128, deep slabs
+}
+
+
+def fits(device, params):
+    impl = get_variant("wgmma")
+    problems = impl.problems(impl.resolve(params), device, 4)
+    if problems:
+        pytest.skip(f"does not fit {device.description}: {problems}")
+
+
+@pytest.mark.parametrize("name", PARAMS)
+def test_any_shape_and_layout(device, name):
+    fits(device, PARAMS[name])
+    for i, (m, n, k) in enumerate(SHAPES):
+        order = ("CC", "FC", "CF", "FF", "CC")[i]
+        a, b = operands(m, n, k, order, np.float32)
+        result = portgemm.gemm(a, b, device=device, variant="wgmma", params=PARAMS[name],
+                               poison=np.nan)
+        assert_close(result.c, a, b)
+
+
+def test_as_accurate_as_a_float32_gemm(device):
+    """3xTF32 with each slab's products summed apart: near a plain float32 kernel's error
+    over a deep K (the high TF32 parts alone: test_mma shows them 50 times worse)."""
+    fits(device, {})
+    a, b = operands(40, 24, 6007, "CC", np.float32)
+    ref = reference(a, b)
+    got = portgemm.gemm(a, b, device=device, variant="wgmma", poison=np.nan).c
+    plain = portgemm.gemm(a, b, device=device, variant="naive").c
+    assert relative_error(got, ref) <= 3 * relative_error(plain, ref)
+
+
+def test_float64_is_refused(any_device):
+    a, b = operands(8, 8, 8, "CC", np.float64)
+    if not any_device.has_fp64:
+        pytest.skip("device has no float64")
+    with pytest.raises(portgemm.ParameterError, match="float32 only"):
+        portgemm.gemm(a, b, device=any_device, variant="wgmma")
+
+
+def test_shapes_the_kernel_lacks_are_refused():
+    with pytest.raises(portgemm.ParameterError, match="64 or 128"):
+        get_variant("wgmma").resolve({"WN": 96})
+
+
+PTX = """//
+.version 9.0
+.target sm_90
+.address_size 64
+\t// begin inline asm
+\t//sm_90a:wgmma.fence.sync.aligned;
+\t// end inline asm
+\t// an ordinary comment
+"""
+
+
+def test_the_ptx_edit_makes_marked_comments_instructions_for_sm90a():
+    assert ptx.needs_sm90a(PTX) and not ptx.needs_sm90a(PTX.replace("//sm_90a:", "//"))
+    edited = ptx.for_sm90a(PTX)
+    assert ".target sm_90a\n" in edited
+    assert "\twgmma.fence.sync.aligned;\n" in edited
+    assert "// an ordinary comment" in edited and "//sm_90a:" not in edited
+
+
+def test_the_ptx_edit_refuses_other_targets():
+    with pytest.raises(ValueError, match="compute capability 9.0"):
+        ptx.for_sm90a(PTX.replace("sm_90", "sm_100"))
