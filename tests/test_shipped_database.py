@@ -33,8 +33,9 @@ def test_auto_on_the_tuned_pocl_cpu_uses_the_shipped_vec_entries(monkeypatch, tm
 @pytest.mark.parametrize("name, match, entry", SHIPPED,
                          ids=[f"{n}:{e['variant']}:{e['shape_class']}" for n, _, e in SHIPPED])
 def test_shipped_entry_is_correct_on_cpu_opencl(name, match, entry):
+    impl = get_variant(entry["variant"])
     devices = [d for d in usable_devices()
-               if not get_variant(entry["variant"]).problems(entry["params"], d, 4)]
+               if not impl.problems(impl.resolve(entry["params"]), d, 4)]
     if not devices:
         pytest.skip("no OpenCL device here can run this configuration")
     rng = np.random.default_rng(11)
@@ -63,17 +64,22 @@ def fabricated_gpu(name):
                   driver_version="580.159.04", opencl_version="OpenCL 3.0 CUDA")
 
 
-@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
-def test_auto_on_nvidia_uses_the_shipped_entries(gpu, monkeypatch, tmp_path):
+@pytest.mark.parametrize("gpu, large_variant", [
+    ("NVIDIA H200", "wgmma"),              # its own entry: 3xTF32 on the warpgroup MMA
+    ("NVIDIA H100 80GB HBM3", "xgemm")])   # untuned: the vendor-type entries
+def test_auto_on_nvidia_uses_the_shipped_entries(gpu, large_variant, monkeypatch, tmp_path):
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     large = choose(fabricated_gpu(gpu), 4096, 4096, 4096)
     medium = choose(fabricated_gpu(gpu), 1024, 1024, 1024)
-    assert large.variant == medium.variant == "xgemm" and large.source == "shipped"
-    assert (large.params["MWG"], large.params["NWG"]) == (128, 128)
-    # the same tile, K split so that a C of 64 tiles fills the device (the H200 ran it
+    assert (large.variant, large.source) == (large_variant, "shipped")
+    assert (medium.variant, medium.source) == ("xgemm", "shipped")
+    if large_variant == "xgemm":
+        assert (large.params["MWG"], large.params["NWG"]) == (128, 128)
+        assert large.params["KSPLIT"] == 1
+    # the large tile, K split so that a C of 64 tiles fills the device (the H200 ran it
     # 1.2-1.7x the 32 x 64 tile of the entry before, bench/results/2026-11-22-h200-tail)
     assert (medium.params["MWG"], medium.params["NWG"]) == (128, 128)
-    assert medium.params["KSPLIT"] > 1 and large.params["KSPLIT"] == 1
+    assert medium.params["KSPLIT"] > 1
 
 
 @pytest.mark.parametrize("gpu, capability, variant", [
