@@ -66,7 +66,8 @@ def fabricated_gpu(name):
 
 @pytest.mark.parametrize("gpu, large_variant", [
     ("NVIDIA H200", "wgmma"),              # its own entry: 3xTF32 on the warpgroup MMA
-    ("NVIDIA H100 80GB HBM3", "xgemm")])   # untuned: the vendor-type entries
+    ("NVIDIA H100 80GB HBM3", "wgmma"),    # its own, the same tilings
+    ("NVIDIA A100-PCIE-40GB", "xgemm")])   # untuned: the vendor-type entries
 def test_auto_on_nvidia_uses_the_shipped_entries(gpu, large_variant, monkeypatch, tmp_path):
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     large = choose(fabricated_gpu(gpu), 4096, 4096, 4096)
@@ -84,7 +85,7 @@ def test_auto_on_nvidia_uses_the_shipped_entries(gpu, large_variant, monkeypatch
 
 @pytest.mark.parametrize("gpu, capability, variant", [
     ("NVIDIA H200", (9, 0), "mma"),                # its own entry: the FP64 tensor cores
-    ("NVIDIA H100 80GB HBM3", (9, 0), "xgemm"),    # untuned: the vendor-type entry
+    ("NVIDIA H100 80GB HBM3", (9, 0), "mma"),      # its own entry, the same tiling
     ("NVIDIA A100-PCIE-40GB", (8, 0), "xgemm")])
 def test_auto_float64_on_nvidia(gpu, capability, variant, monkeypatch, tmp_path):
     import dataclasses

@@ -2,16 +2,15 @@
 
 A work-group of ``WM`` x ``WN`` warps computes a (16 ``MT`` ``WM``) x (8 ``NT`` ``WN``) tile of
 C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with ``mma.sync.m16n8k8`` per tile and step of
-8 of K; slabs of 8 ``KS`` steps of K are staged in local memory (``BUFFERS`` 2: double-buffered);
-``SUMS`` steps at a time are summed on the tensor cores before float32 accumulators take
-them (float32).
+8 of K; slabs of 8 ``KS`` steps of K are staged in local memory (``BUFFERS`` 2:
+double-buffered); in float32 ``SUMS`` steps at a time are summed on the tensor cores
+before float32 accumulators take them.
 
 - float64: one ``.f64`` mma a tile and step, on the FP64 tensor cores from compute
   capability 9.0 (about twice the FP64 FMA peak of an H100 or H200).
 - float32: "3xTF32", three ``.tf32`` mma's of the operands' high and low TF32 parts (split
   as they are staged), from compute capability 8.0: float32's accuracy on the TF32 tensor
-  cores (docs/known-issues.md
-  says where it differs from IEEE float32: infinite inputs).
+  cores (docs/known-issues.md says where it differs from IEEE float32: infinities).
 
 Elsewhere the kernel multiplies the same fragments (and the same TF32 parts) with
 multiply-adds through local memory: correct everywhere, fast only there.
