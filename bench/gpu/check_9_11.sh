@@ -14,8 +14,9 @@ step() { local name=$1 limit=$2; shift 2; echo "=== $name (limit ${limit}s)";
          tail -n "${TAILN:-12}" "$work/$name.txt"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$work/gpu.txt"
 if [ "${1:-part1}" = part1 ]; then
-  TAILN=6 step pytest 170 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
-    tests/test_tallskinny.py tests/test_resident.py tests/test_structure.py
+  TAILN=6 step pytest 200 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
+    tests/test_tallskinny.py tests/test_resident.py tests/test_structure.py \
+    tests/test_wgmma.py
   TAILN=8 step goals 90 python3 bench/gpu/goals.py --json "$work/goals.json"
   TAILN=5 step transfers 80 python3 bench/gpu/transfers.py --json "$work/transfers.json"
   TAILN=4 step shapes 140 python3 bench/gpu/shapes.py --json "$work/shapes.json"
