@@ -56,13 +56,13 @@ __kernel void rate(__global float *out, const int loops)
 
 def tf32_rate(queue) -> float:
     """TFLOPS of independent mma.sync.m16n8k8.tf32 over a full grid."""
-    program = cl.Program(queue.context, RATE).build()
+    kernel = cl.Kernel(cl.Program(queue.context, RATE).build(), "rate")
     groups, warps, loops = 132 * 16, 4, 4000
     out = cl.Buffer(queue.context, cl.mem_flags.WRITE_ONLY, groups * warps * 32 * 4)
     times = []
     for _ in range(5):
-        event = program.rate(queue.cl_queue, (groups * warps * 32,), (warps * 32,), out,
-                             np.int32(loops))
+        event = kernel(queue.cl_queue, (groups * warps * 32,), (warps * 32,), out,
+                       np.int32(loops))
         event.wait()
         times.append((event.profile.end - event.profile.start) * 1e-9)
     return 2.0 * 16 * 8 * 8 * 4 * loops * groups * warps / statistics.median(times[1:]) / 1e12

@@ -146,12 +146,13 @@ def check(queue, program, n: int) -> None:
     flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     a_buf, b_buf = cl.Buffer(ctx, flags, hostbuf=a), cl.Buffer(ctx, flags, hostbuf=b)
     ref = a.astype(np.float64) @ b.astype(np.float64)
+    one = cl.Kernel(program, "one")
     for lbo, sbo, label in ((128, 256, "LBO = K step 128, SBO = N step 256"),
                             (256, 128, "LBO = N step 256, SBO = K step 128")):
         d = np.full((64, n), np.nan, np.float32)
         d_buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=d)
         # B is laid out with K-adjacent core matrices 128 bytes apart, N-adjacent 256
-        program.one(q, (128,), (128,), a_buf, b_buf, d_buf, np.uint32(lbo), np.uint32(sbo))
+        one(q, (128,), (128,), a_buf, b_buf, d_buf, np.uint32(lbo), np.uint32(sbo))
         cl.enqueue_copy(q, d, d_buf)
         error = np.nanmax(np.abs(d - ref)) if not np.isnan(d).all() else float("nan")
         print(f"  m64n{n}k8 one wgmma ({label}): max |D - A B| = {error:.2e}, "

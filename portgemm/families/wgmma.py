@@ -22,12 +22,6 @@ from ..runtime.ndrange import NDRange
 from .base import LaunchPlan, Params, Variant, restriction
 
 
-def on_tensor_cores(device: Device) -> bool:
-    """Whether ``device`` runs the wgmma instruction (compute capability 9.0 exactly:
-    sm_90a's instructions are not in later GPUs); kernels_cl/wgmma.cl's WGMMA_PTX."""
-    return device.takes_ptx and device.compute_capability == (9, 0)
-
-
 def _tile(p: Params) -> tuple[int, int, int, int]:
     """(work-items, BM, BN, BK) of a parameter set."""
     return 128 * p["WGM"] * p["WGN"], 64 * p["WGM"], p["WN"] * p["WGN"], 8 * p["KS"]
