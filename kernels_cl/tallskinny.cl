@@ -343,9 +343,11 @@ void partial_tiles(const int M, const int N, const int K,
     const int tile = (get_group_id(0) % tile_groups) * TG + block;
     const int g = get_group_id(0) / tile_groups;
     const int groups = get_num_groups(0) / tile_groups;
-    /* Group g's contiguous run of K (whole steps of BS), walked with a stride of BS. */
-    const int run = ((K + groups - 1) / groups + BS - 1) / BS * BS;
-    const int k_end = min(K, (g + 1) * run);
+    /* Group g's contiguous run of K, walked with a stride of BS: the g-th of GS shares of
+     * the steps of BS, within one step of each other (GS need not divide them). */
+    const int steps = (K + BS - 1) / BS;
+    const int k_begin = (int)((long)g * steps / groups) * BS;
+    const int k_end = min(K, (int)((long)(g + 1) * steps / groups) * BS);
     const int m0 = (tile / tiles_n) * TM;
     const int n0 = (tile % tiles_n) * TN;
 
@@ -365,7 +367,7 @@ void partial_tiles(const int M, const int N, const int K,
 
     const bool wide_a = A_COLMAJOR && m0 + TM <= M && aligned_runs(A, TM, lda);
     const bool wide_b = !B_COLMAJOR && n0 + TN <= N && aligned_runs(B, TN, ldb);
-    const int k = g * run + sid;
+    const int k = k_begin + sid;
     if (wide_a && wide_b)
         accumulate(acc, k, k_end, A, lda, rows, true, B, ldb, cols, true);
     else if (wide_a)

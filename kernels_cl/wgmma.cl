@@ -31,10 +31,11 @@
  * -D WGM, WGN warpgroups of a work-group along M and N
  * -D KS       steps of 8 of K in one slab
  * -D PAD      extra values at the end of each row of As (bank spread)
+ * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), steps past K read zeros; stores of C are guarded.
  * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
- * WG = 128 WGM WGN.
+ * WG = 128 WGM WGN; with KSPLIT > 1, (KSPLIT, ...) in groups of (1, 1, WG).
  */
 
 #ifndef WN
@@ -52,6 +53,10 @@
 #ifndef PAD
 #define PAD 4       // values past each row of As (bank spread)
 #endif
+#ifndef KSPLIT
+#define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
+#endif
+#include "splitk.h"
 
 #define WG (128 * WGM * WGN)
 #define BM (64 * WGM)
@@ -204,8 +209,9 @@ inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void gemm(GEMM_ARGS)
+void gemm(SPLIT_GEMM_ARGS)
 {
+    SPLIT_K(BK);
     __local float As[2][BM][BK + PAD] __attribute__((aligned(128)));
     __local float Bs[2][2][BK * BN] __attribute__((aligned(128)));
     const int tid = get_local_id(0);

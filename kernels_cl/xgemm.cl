@@ -78,12 +78,7 @@
  * vectors at the M or N edge element by element with the clamped indices. The last,
  * partial slab takes the register path as before.
  *
- * Split-K (KSPLIT > 1), for shapes with too few tiles of C to fill the device and a deep
- * K: the NDRange gains a third dimension of KSPLIT work-group layers. Layer z takes the
- * z-th of KSPLIT runs of whole KWG slabs of K and writes its partial product into slice z
- * of the workspace passed as C (KSPLIT slices of M x ldc, ldc = N); a second kernel
- * (kernels_cl/reduce.cl) adds the slices into C. A layer whose run starts past K writes
- * zeros. Slab boundaries keep every vector load aligned as in the whole-K kernel.
+ * Split-K (KSPLIT > 1): kernels_cl/splitk.h, in runs of whole KWG slabs.
  */
 #include "common.h"
 
@@ -133,6 +128,7 @@
 #ifndef SWIZZLE
 #define SWIZZLE 1        // work-groups dealt in bands of SWIZZLE tile-rows (L2 reuse); 1: plain
 #endif
+#include "splitk.h"
 
 #define XG_CAT_(a, b) a##b
 #define XG_CAT(a, b) XG_CAT_(a, b)
@@ -496,22 +492,9 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
     }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void gemm(const int M, const int N, const int K_all,
-          __global const REAL *restrict A, const int lda,
-          __global const REAL *restrict B, const int ldb,
-          __global REAL *restrict C, const int ldc)
+void gemm(SPLIT_GEMM_ARGS)
 {
-#if KSPLIT > 1
-    /* This layer's run of K: whole slabs, so loads stay aligned (see the header). */
-    const int run = ((K_all + KWG - 1) / KWG + KSPLIT - 1) / KSPLIT * KWG;
-    const int k_begin = min(K_all, (int)get_group_id(2) * run);
-    const int K = min(K_all - k_begin, run);
-    A += A_COLMAJOR ? (long)k_begin * lda : k_begin;
-    B += B_COLMAJOR ? k_begin : (long)k_begin * ldb;
-    C += (long)get_group_id(2) * M * ldc;
-#else
-    const int K = K_all;
-#endif
+    SPLIT_K(KWG);
     /* lm, ln, tid: the work-item as the hardware numbers it (the loaders use these, so
      * consecutive work-items read consecutive addresses). tm, tn: the work-item's place
      * in the grid of MWI x NWI blocks of C, dealt out in blocks of 32 work-items shaped

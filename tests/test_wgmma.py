@@ -18,6 +18,7 @@ PARAMS = {
     "defaults": {},
     "wide": {"WN": 128, "WGM": 2, "KS": 1},                  # 128 x 128, 256 work-items
     "two-along-n": {"WN": 64, "WGN": 2, "KS": 4, "PAD": 0},  # 64 x 128, deep slabs
+    "split-k": {"WGM": 2, "KS": 1, "KSPLIT": 3},  # layers past K (short K) write zeros
 }
 
 

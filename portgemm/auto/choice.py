@@ -80,8 +80,8 @@ def _split(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
     parameters do not already say how (KSPLIT 1): a C of few tiles, or an uneven last
     wave of them, gains; an even one keeps KSPLIT 1."""
     impl = get_variant(variant)
-    if "KSPLIT" in impl.parameter_names and params.get("KSPLIT", 1) == 1:
-        split, why_split = ksplit(device, params, m, n, k, itemsize)
+    if impl.block(params) is not None and params.get("KSPLIT", 1) == 1:
+        split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
         if split > 1:
             params = impl.check({**params, "KSPLIT": split}, device, itemsize)
             reason += f"; {why_split}"
@@ -90,23 +90,29 @@ def _split(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
 
 def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
                   sources: Sequence[tuple[str, Path]], context: str) -> Choice:
-    """The xgemm tile that fits C best among the size classes' entries and the presets,
-    split along K by the model (shapes whose own class has no entry)."""
+    """The tile that fits C best among the size classes' entries of the families that
+    split K (fitted to C where the family can) and xgemm's presets, split along K by the
+    model (shapes whose own class has no entry)."""
     xgemm = get_variant("xgemm")
-    tiles = []  # (checked params, where from, source)
-    for cls in SIZE_CLASSES:
+    tiles = []  # (variant, checked params, where from, source)
+    for cls in reversed(SIZE_CLASSES):  # the largest first: it wins ties
         entry, _ = lookup(device, m, n, k, itemsize, sources, classes=[cls])
-        if entry is not None and entry.entry.variant == xgemm.name:
-            tiles.append((entry.params, f"{entry.entry.source} {cls}-class entry",
-                          entry.entry.source))
+        impl = entry and get_variant(entry.entry.variant)
+        if impl is None or impl.block(entry.params) is None:
+            continue
+        fitted = impl.fitted(entry.params, m, n)
+        if not impl.problems(impl.resolve(fitted), device, itemsize):
+            tiles.append((impl.name, impl.resolve(fitted),
+                          f"{entry.entry.source} {cls}-class entry", entry.entry.source))
     for name, preset in xgemm.presets_for(device, itemsize):
         if not xgemm.problems(xgemm.resolve(preset), device, itemsize):
-            tiles.append((xgemm.resolve(preset), f"xgemm's {name} preset", "model"))
+            tiles.append((xgemm.name, xgemm.resolve(preset), f"xgemm's {name} preset",
+                          "model"))
     if not tiles:
         variant, params, reason = default_choice(device, m, n, k, itemsize)
         return Choice(variant, params, reason, "model")
-    chosen = fitting_tile([t[0] for t in tiles], m, n)
-    params, origin, source = next(t for t in tiles if t[0] is chosen)
-    return _split(device, m, n, k, itemsize, xgemm.name, params,
-                  f"{context}; tile {params['MWG']}x{params['NWG']} from the {origin} (the "
+    variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n)]
+    rows, cols, _ = get_variant(variant).block(params)
+    return _split(device, m, n, k, itemsize, variant, params,
+                  f"{context}; {variant} tile {rows}x{cols} from the {origin} (the "
                   f"largest inside C of {len(tiles)})", source)

@@ -1,8 +1,10 @@
-"""Deep-K shapes: which tile configuration, and how many ways to split K (xgemm's KSPLIT).
+"""Deep-K shapes: which tile configuration, and how many ways to split K (KSPLIT, in the
+families whose kernels take it: xgemm, wgmma; kernels_cl/splitk.h).
 
-The tile: of the configurations at hand (the database's entries for the device, the
-family's presets), the largest whose MWG x NWG fits inside C (a 128 x 128 tile over a C
-of 64 columns computes half of it for nothing), else the smallest.
+The tile: of the configurations at hand (the database's entries for the device, fitted
+to C where the family can, and xgemm's presets), the largest whose block of C fits inside
+C (a 128 x 128 tile over a C of 64 columns computes half of it for nothing), else the
+smallest; of equal ones, the first (the largest size class's entry).
 
 The split: a work-group computes one MWG x NWG tile over its run of K; the device runs
 ``slots`` groups at once (compute units x the groups one unit holds, by its registers,
@@ -20,7 +22,7 @@ device's largest buffer. Checked against KSPLIT sweeps on an H200
 
 from __future__ import annotations
 
-from math import ceil
+from math import ceil, prod
 from typing import Mapping, Sequence
 
 from ..families import get_variant
@@ -40,27 +42,36 @@ TAIL_GAIN = 0.02
 REGISTER_FACTOR, REGISTER_OVERHEAD = 1.5, 24
 
 
-def fitting_tile(candidates: Sequence[Mapping], m: int, n: int) -> Mapping:
-    """The largest candidate tile inside an m x n C, else the smallest one."""
-    def area(params):
-        return params["MWG"] * params["NWG"]
+def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> int:
+    """The index of the largest (variant, params) candidate whose block lies inside an
+    m x n C, else of the smallest one; the first of equal ones."""
+    def area(index):
+        rows, cols, _ = get_variant(candidates[index][0]).block(candidates[index][1])
+        return rows * cols
 
-    inside = [p for p in candidates if p["MWG"] <= m and p["NWG"] <= n]
-    return max(inside, key=area) if inside else min(candidates, key=area)
+    def inside(index):
+        rows, cols, _ = get_variant(candidates[index][0]).block(candidates[index][1])
+        return rows <= m and cols <= n
+
+    fitting = [i for i in range(len(candidates)) if inside(i)]
+    if fitting:
+        return max(fitting, key=lambda i: (area(i), -i))
+    return min(range(len(candidates)), key=lambda i: (area(i), i))
 
 
 def ksplit(device: Device, params: Mapping, m: int, n: int, k: int,
-           itemsize: int) -> tuple[int, str]:
-    """(KSPLIT, why) for xgemm ``params`` (MWG, NWG, KWG, MDIMC, NDIMC, ...) on this shape."""
-    xgemm = get_variant("xgemm")
+           itemsize: int, variant: str = "xgemm") -> tuple[int, str]:
+    """(KSPLIT, why) for ``variant``'s ``params`` on this shape."""
+    impl = get_variant(variant)
     known = traits(device)
-    threads = params["MDIMC"] * params["NDIMC"]
-    registers = int(xgemm.private_values(params) * REGISTER_FACTOR) + REGISTER_OVERHEAD
+    rows, cols, depth = impl.block(params)
+    threads = prod(impl.work_group(params))
+    registers = int(impl.private_values(params) * REGISTER_FACTOR) + REGISTER_OVERHEAD
     per_unit = known.groups_per_unit(threads, registers,
-                                     xgemm.local_mem_bytes(params, itemsize))
+                                     impl.local_mem_bytes(params, itemsize))
     slots = known.compute_units * per_unit
-    tiles = ceil(m / params["MWG"]) * ceil(n / params["NWG"])
-    slabs = ceil(k / params["KWG"])
+    tiles = ceil(m / rows) * ceil(n / cols)
+    slabs = ceil(k / depth)
     budget = device.max_mem_alloc_size // 2
 
     split = 1
@@ -68,7 +79,7 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int,
            and slabs // (split * 2) >= MIN_SLABS
            and split * 2 * m * n * itemsize <= budget):
         split *= 2
-    why = (f"split-K model: {tiles} tiles of {params['MWG']}x{params['NWG']}, "
+    why = (f"split-K model: {tiles} tiles of {rows}x{cols}, "
            f"{known.compute_units} compute units x {per_unit} group(s), {slabs} slabs of "
            f"K: KSPLIT={split}")
     if split == 1 and device.type == "gpu" and per_unit == 1:

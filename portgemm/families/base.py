@@ -17,7 +17,7 @@ per work-item in every family that has one.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil
 from typing import Any, Callable, Mapping
 
@@ -102,6 +102,19 @@ def reduce_step(m: int, n: int, slices: int, workspace: str = "W0") -> Step:
     local = min(256, round_up(columns, 32))  # whole warps
     return Step(NDRange.covering((m, columns), (1, local)), (("SUM_VEC", vec),),
                 "sum_slices", "reduce.cl", ("M", "N", slices, workspace, "C", "ldc"))
+
+
+def split_along_k(whole: LaunchPlan, m: int, n: int, splits: int) -> LaunchPlan:
+    """``whole`` (the one launch of a kernel that takes KSPLIT: kernels_cl/splitk.h) as
+    ``splits`` layers of its work-groups along K, each writing its partial product into
+    a slice of the workspace, then the sum of the slices into C."""
+    if splits == 1:
+        return whole
+    nd = whole.ndrange
+    return replace(whole, ndrange=NDRange((splits, *nd.global_range), (1, *nd.local_range)),
+                   more=(reduce_step(m, n, splits),) + whole.more,
+                   workspace=(splits * m * n,) + whole.workspace,
+                   args=GEMM_KERNEL_ARGS[:-2] + ("W0", "N"))
 
 
 def pocl_5_or_later(device: Device) -> bool:
@@ -240,6 +253,18 @@ class Variant:
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         """(rows, columns) of C computed by one work-item."""
         return 1, 1
+
+    def block(self, params: Params) -> tuple[int, int, int] | None:
+        """(rows, columns, slab depth): the block of C one work-group computes and the
+        run of K it stages at a time, for families whose kernels split K (KSPLIT:
+        kernels_cl/splitk.h); None for the others."""
+        return None
+
+    def fitted(self, params: Params, m: int, n: int) -> dict[str, Any]:
+        """``params`` with the work-group's block of C cut down towards an m x n C, where
+        the family can do so without changing its kernel's shape otherwise (the identity
+        here)."""
+        return dict(params)
 
     def defines(self, params: Params) -> dict[str, Any]:
         """The kernel's -D parameters for resolved ``params``; each must be one that the

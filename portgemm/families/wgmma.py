@@ -19,7 +19,7 @@ from math import ceil
 
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, restriction
+from .base import LaunchPlan, Params, Variant, restriction, split_along_k
 
 
 def _tile(p: Params) -> tuple[int, int, int, int]:
@@ -37,8 +37,9 @@ class Wgmma(Variant):
     source_file = "wgmma.cl"
     summary = ("warpgroups of 64 x N x 8 wgmma on Hopper's tensor cores, float32 as 3xTF32 "
                "(elsewhere the same tiles with multiply-adds)")
-    space = {"WN": [64, 128], "WGM": [1, 2], "WGN": [1, 2], "KS": [1, 2, 4], "PAD": [0, 4]}
-    defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4}
+    space = {"WN": [64, 128], "WGM": [1, 2], "WGN": [1, 2], "KS": [1, 2, 4], "PAD": [0, 4],
+             "KSPLIT": [1]}  # split-K is for shapes with few tiles of C: auto's model sets it
+    defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4, "KSPLIT": 1}
     flags = ("PAD",)
     restrictions = (_spelled_out,)  # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN
     # values of A and KS WN / (16 WGM) of B a work-item
@@ -68,10 +69,23 @@ class Wgmma(Variant):
         return found
 
     def defines(self, params: Params) -> dict:
-        return {key: params[key] for key in ("WN", "WGM", "WGN", "KS", "PAD")}
+        return {key: params[key] for key in ("WN", "WGM", "WGN", "KS", "PAD", "KSPLIT")}
+
+    def block(self, params: Params) -> tuple[int, int, int]:
+        return _tile(params)[1:]
+
+    def fitted(self, params: Params, m: int, n: int) -> dict:
+        """Fewer warpgroups along M or N where the block overhangs C by half or more."""
+        fitted = dict(params)
+        while fitted["WGM"] > 1 and 32 * fitted["WGM"] >= m:
+            fitted["WGM"] //= 2
+        while fitted["WGN"] > 1 and fitted["WN"] * fitted["WGN"] // 2 >= n:
+            fitted["WGN"] //= 2
+        return fitted
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         wg, bm, bn, _ = _tile(params)
         ndrange = NDRange((ceil(m / bm), ceil(n / bn) * wg), (1, wg))
-        return LaunchPlan(ndrange, self.checked_defines(params),
-                          self.local_mem_bytes(params, itemsize))
+        whole = LaunchPlan(ndrange, self.checked_defines(params),
+                           self.local_mem_bytes(params, itemsize))
+        return split_along_k(whole, m, n, params["KSPLIT"])

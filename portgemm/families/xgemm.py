@@ -24,10 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParameterError
-from math import ceil
-
-from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, reduce_step, restriction, switches
+from .base import LaunchPlan, Params, Variant, restriction, split_along_k, switches
 from .sources import kernel_parameters
 
 SOURCE_FILE = "xgemm.cl"
@@ -251,15 +248,10 @@ class XGemm(Variant):
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """One work-group per MWG x NWG tile of C; with KSPLIT > 1, KSPLIT layers of them,
         each writing a partial product into the workspace, and a reduction into C."""
-        splits = params["KSPLIT"]
-        if splits == 1:
-            return super().plan(m, n, k, params, itemsize)
-        groups = (ceil(m / params["MWG"]) * params["MDIMC"], ceil(n / params["NWG"]) * params["NDIMC"])
-        ndrange = NDRange((splits, *groups), (1, params["MDIMC"], params["NDIMC"]))
-        return LaunchPlan(ndrange, self.checked_defines(params),
-                          self.local_mem_bytes(params, itemsize),
-                          more=(reduce_step(m, n, splits),), workspace=(splits * m * n,),
-                          args=("M", "N", "K", "A", "lda", "B", "ldb", "W0", "N"))
+        return split_along_k(super().plan(m, n, k, params, itemsize), m, n, params["KSPLIT"])
+
+    def block(self, params: Params) -> tuple[int, int, int]:
+        return params["MWG"], params["NWG"], params["KWG"]
 
 
 def _set_once(params: dict, name: str, value: Any, alias: str) -> None:
