@@ -217,15 +217,34 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const i
 #endif
 
 #if FUSE
+#if PORTGEMM_PTX && PORTGEMM_SM >= 70
+/* Another group's slice value, as the L2 cache holds it (a relaxed load at GPU scope).
+ * A volatile load is a strong one at system scope: the H200 ran them one after another,
+ * about 0.5 us each (bench/results/2026-11-22-h200-deep-wgmma). */
+inline REAL slice_value(__global const REAL *p)
+{
+    REAL v;
+#if USE_FP64
+    asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+#else
+    asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+#endif
+    return v;
+}
+#else
+#define slice_value(p) (*(volatile __global const REAL *)(p))
+#endif
+#define SLICE_BATCH 8  /* slice values loaded before they are added (in order) */
+
 /* The last group of a tile adds the GS slices of W into C (a block its own tile, sid its
  * work-item's place in the block, parts its own): PARTS work-items per value,
  * each over every PARTS-th slice, then the parts in order; fixed order, whichever group
- * is last. W is read volatile: other groups wrote it, past this compute unit's cache.
- * Every group calls it (only the last one reads and writes), so its barrier is reached
- * by all work-items unconditionally. */
+ * is last. W is read past this compute unit's cache (slice_value): other groups wrote
+ * it. Every group calls it (only the last one reads and writes), so its barrier is
+ * reached by all work-items unconditionally. */
 #define PARTS (BS >= QN ? BS / QN : 1)
 inline void sum_tile_slices(const bool last, const int M, const int N, const int m0,
-                            const int n0, const int groups, volatile __global const REAL *W,
+                            const int n0, const int groups, __global const REAL *W,
                             __global REAL *C, const int ldc, __local REAL *parts,
                             const int sid)
 {
@@ -233,10 +252,23 @@ inline void sum_tile_slices(const bool last, const int M, const int N, const int
         const int q = slot % QN;
         const int i = m0 + q / TN;
         const int j = n0 + q % TN;
+        __global const REAL *w = W + (long)i * N + j;
+        const long slice = (long)M * N;
         REAL s = 0;
-        if (last && i < M && j < N)
-            for (int g = slot / QN; g < groups; g += PARTS)
-                s += W[((long)g * M + i) * N + j];
+        if (last && i < M && j < N) {
+            int g = slot / QN;
+            for (; g + (SLICE_BATCH - 1) * PARTS < groups; g += SLICE_BATCH * PARTS) {
+                REAL v[SLICE_BATCH];
+                #pragma unroll
+                for (int u = 0; u < SLICE_BATCH; ++u)
+                    v[u] = slice_value(w + (g + u * PARTS) * slice);
+                #pragma unroll
+                for (int u = 0; u < SLICE_BATCH; ++u)
+                    s += v[u];
+            }
+            for (; g < groups; g += PARTS)
+                s += slice_value(w + g * slice);
+        }
         parts[slot] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -3,7 +3,11 @@ wave, beside what ``auto`` picks, xgemm's split and cuBLAS in the same run: kern
 (OpenCL events, median) on operands already on the device, relative error against
 float64.
 
-    python3 bench/gpu/wgmma_split.py --json wgmma_split.json [--quick]
+    python3 bench/gpu/wgmma_split.py --json wgmma_split.json [--quick] [--set first|waves|medium]
+
+The sets: ``first`` deep-K, uneven-wave and medium shapes, several tiles each; ``waves``
+how many layers a C of few 128 x 128 tiles wants (one wave or more); ``medium`` the
+medium size class.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ TILES = {
 }
 XGEMM_64 = {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4, "VWM": 2,
             "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 8}
-# shape: the candidates (name, variant, params, splits)
-SHAPES = {
+# set: shape: the candidates (tile name, splits)
+FIRST = {
     (1024, 1024, 16384): [("wgmma 128x128", (1, 2, 3, 4)), ("wgmma 128x64", (1, 2)),
                           ("wgmma 64x128", (1, 2)), ("xgemm gpu", (1, 2))],
     (16384, 64, 4096): [("wgmma 128x64", (1, 2, 3)), ("wgmma 64x64", (1, 2)),
@@ -44,6 +48,12 @@ SHAPES = {
                          ("xgemm gpu", (2,))],
     (2048, 2048, 2048): [("wgmma 128x128", (1, 2)), ("xgemm gpu", (1,))],
 }
+BOTH = [("wgmma 128x128", (1, 2, 4, 8)), ("xgemm gpu", (1, 2, 4, 8))]
+WAVES = {(1024, 1024, 16384): BOTH, (1024, 1024, 8192): BOTH, (2048, 1024, 16384): BOTH,
+         (768, 768, 16384): BOTH, (1024, 1024, 16384 * 4): BOTH}
+MEDIUM = {(n, n, n): [("wgmma 128x128", (1, 2, 4)), ("wgmma 64x128", (1, 2)),
+                      ("xgemm gpu", (1, 2, 4))] for n in (768, 1000, 1024, 1500, 2047)}
+SETS = {"first": FIRST, "waves": WAVES, "medium": MEDIUM}
 
 
 def candidate(name: str) -> tuple[str, dict]:
@@ -57,11 +67,15 @@ def main():
     p.add_argument("--device", default="gpu")
     p.add_argument("--json", default="wgmma_split.json")
     p.add_argument("--quick", action="store_true", help="auto and cuBLAS only")
+    p.add_argument("--set", choices=sorted(SETS), action="append")
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     rng = np.random.default_rng(5)
     rows = []
-    for (m, n, k), tries in SHAPES.items():
+    shapes = {}
+    for name in args.set or ["first"]:
+        shapes.update(SETS[name])
+    for (m, n, k), tries in shapes.items():
         a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
         b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
         ref = a.astype(np.float64) @ b
