@@ -64,23 +64,58 @@ def fabricated_gpu(name):
                   driver_version="580.159.04", opencl_version="OpenCL 3.0 CUDA")
 
 
-@pytest.mark.parametrize("gpu, large_variant", [
-    ("NVIDIA H200", "wgmma"),              # its own entry: 3xTF32 on the warpgroup MMA
-    ("NVIDIA H100 80GB HBM3", "wgmma"),    # its own, the same tilings
-    ("NVIDIA A100-PCIE-40GB", "xgemm")])   # untuned: the vendor-type entries
-def test_auto_on_nvidia_uses_the_shipped_entries(gpu, large_variant, monkeypatch, tmp_path):
+@pytest.mark.parametrize("gpu, large_variant, medium_variant", [
+    ("NVIDIA H200", "wgmma", "wgmma"),             # its own entries: 3xTF32 on the warpgroup MMA
+    ("NVIDIA H100 80GB HBM3", "wgmma", "xgemm"),   # its own, the large tiling only
+    ("NVIDIA A100-PCIE-40GB", "xgemm", "xgemm")])  # untuned: the vendor-type entries
+def test_auto_on_nvidia_uses_the_shipped_entries(gpu, large_variant, medium_variant,
+                                                 monkeypatch, tmp_path):
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     large = choose(fabricated_gpu(gpu), 4096, 4096, 4096)
     medium = choose(fabricated_gpu(gpu), 1024, 1024, 1024)
     assert (large.variant, large.source) == (large_variant, "shipped")
-    assert (medium.variant, medium.source) == ("xgemm", "shipped")
+    assert (medium.variant, medium.source) == (medium_variant, "shipped")
     if large_variant == "xgemm":
         assert (large.params["MWG"], large.params["NWG"]) == (128, 128)
         assert large.params["KSPLIT"] == 1
     # the large tile, K split so that a C of 64 tiles fills the device (the H200 ran it
     # 1.2-1.7x the 32 x 64 tile of the entry before, bench/results/2026-11-22-h200-tail)
-    assert (medium.params["MWG"], medium.params["NWG"]) == (128, 128)
+    assert get_variant(medium.variant).block(medium.params)[:2] == (128, 128)
     assert medium.params["KSPLIT"] > 1
+
+
+def with_capability(device: Device, major: int, minor: int) -> Device:
+    import dataclasses
+    from types import SimpleNamespace
+
+    return dataclasses.replace(device, handle=SimpleNamespace(
+        compute_capability_major_nv=major, compute_capability_minor_nv=minor))
+
+
+def test_choices_follow_the_compute_capability(monkeypatch, tmp_path):
+    """Two devices equal but for their handle's compute capability get their own choices
+    (a Device's equality leaves the handle out; the memos of choose and traits do not)."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    plain = fabricated_gpu("NVIDIA H200")
+    first = choose(plain, 16384, 64, 4096)
+    hopper = choose(with_capability(plain, 9, 0), 16384, 64, 4096)
+    # one 64 x 64 group an SM as far as portgemm knows without the capability, four with
+    assert first.params["KSPLIT"] == 1 and hopper.params["KSPLIT"] == 2
+
+
+def test_deep_k_on_the_h200_takes_the_tile_that_fits(monkeypatch, tmp_path):
+    """The H200's deep-K entry (wgmma, K split 4 ways) where its 128 x 128 tile fits C,
+    xgemm's 64 x 64 tile with the model's split where it does not (bench/results/
+    2026-11-22-h200-deep-wgmma: wgmma's smaller tiles ran slower than it)."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu("NVIDIA H200"), 9, 0)
+    square = choose(device, 1024, 1024, 16384)
+    assert (square.variant, square.params["KSPLIT"]) == ("wgmma", 4)
+    assert "deep-k-class entry" in square.reason
+    for m, n, k in ((16384, 64, 4096), (64, 64, 1 << 21)):
+        thin = choose(device, m, n, k)
+        assert thin.variant == "xgemm" and (thin.params["MWG"], thin.params["NWG"]) == (64, 64)
+        assert thin.params["KSPLIT"] > 1 and "split-K model" in thin.reason
 
 
 @pytest.mark.parametrize("gpu, capability, variant", [

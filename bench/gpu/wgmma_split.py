@@ -62,6 +62,12 @@ def candidate(name: str) -> tuple[str, dict]:
     return "xgemm", dict(GPU_DEFAULTS) if name == "xgemm gpu" else XGEMM_64
 
 
+def timed(a_dev, b_dev, ref, cublas, **kwargs) -> dict:
+    ms, result = kernel_ms(a_dev, b_dev, **kwargs)
+    err = float(np.linalg.norm(result.c.get() - ref) / np.linalg.norm(ref))
+    return {"kernel_ms": ms, "of_cublas": cublas and cublas / ms, "relerr": err}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default="gpu")
@@ -83,13 +89,8 @@ def main():
         cublas = cublas_ms(a, b)
         chosen = choose(device, m, n, k)
 
-        def timed(**kwargs):
-            ms, result = kernel_ms(a_dev, b_dev, **kwargs)
-            err = float(np.linalg.norm(result.c.get() - ref) / np.linalg.norm(ref))
-            return {"kernel_ms": ms, "of_cublas": cublas and cublas / ms, "relerr": err}
-
         row = {"m": m, "n": n, "k": k, "cublas_ms": cublas, "auto": chosen.variant,
-               "auto_params": chosen.params, "reason": chosen.reason, **timed(), "tries": []}
+               "auto_params": chosen.params, "reason": chosen.reason, **timed(a_dev, b_dev, ref, cublas), "tries": []}
         print(json.dumps({key: row[key] for key in ("m", "n", "k", "cublas_ms", "auto",
                                                     "auto_params", "kernel_ms", "of_cublas",
                                                     "relerr")}), flush=True)
@@ -97,7 +98,7 @@ def main():
             variant, params = candidate(name)
             for split in splits:
                 try:
-                    got = timed(variant=variant, params=dict(params, KSPLIT=split))
+                    got = timed(a_dev, b_dev, ref, cublas, variant=variant, params=dict(params, KSPLIT=split))
                 except portgemm.ParameterError as exc:
                     got = {"error": str(exc)[:100]}
                 row["tries"].append({"tile": name, "KSPLIT": split, **got})

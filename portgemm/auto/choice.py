@@ -45,7 +45,8 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
     sources = (default_sources() if sources is None
                else [(label, Path(path)) for label, path in sources])
     stamps = tuple((label, path, file_stamp(path)) for label, path in sources)
-    key = (device, m, n, k, itemsize, stamps)
+    # the handle is not part of a Device's equality; its compute capability picks entries
+    key = (device, device.compute_capability, m, n, k, itemsize, stamps)
     choice = _memo.get(key)
     if choice is None:
         if len(_memo) > MEMO_LIMIT:
@@ -57,17 +58,17 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
             sources: Sequence[tuple[str, Path]]) -> Choice:
     own, why = classify(m, n, k)
-    # a GPU splits a deep K across groups (xgemm's KSPLIT, with the tile that fits C);
-    # a CPU's few cores are kept busy by the tiles of C, so the size classes serve it
-    split_deep_k = own == "deep-k" and compiler_kind(device) == "gpu"
-    found, notes = lookup(device, m, n, k, itemsize, sources,
-                          classes=[own] if own == "tall-skinny" or split_deep_k else None)
     context = f"shape class {own} ({why})"
+    # a GPU splits a deep K across groups (KSPLIT, with the tile that fits C: the class's
+    # own entry where it does); a CPU's few cores are kept busy by the tiles of C, so the
+    # size classes serve it
+    if own == "deep-k" and compiler_kind(device) == "gpu":
+        return _fitting_tile(device, m, n, k, itemsize, sources, context)
+    found, notes = lookup(device, m, n, k, itemsize, sources,
+                          classes=[own] if own == "tall-skinny" else None)
     if found is not None:
         return _split(device, m, n, k, itemsize, found.entry.variant, found.params,
                       f"{context}; {found.reason}", found.entry.source)
-    if split_deep_k:
-        return _fitting_tile(device, m, n, k, itemsize, sources, context)
     variant, params, reason = default_choice(device, m, n, k, itemsize)
     if notes:
         reason += "; passed over: " + "; ".join(notes)
@@ -90,19 +91,15 @@ def _split(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
 
 def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
                   sources: Sequence[tuple[str, Path]], context: str) -> Choice:
-    """The tile that fits C best among the size classes' entries of the families that
-    split K (fitted to C where the family can) and xgemm's presets, split along K by the
-    model (shapes whose own class has no entry)."""
+    """The tile that fits C best among the entries of the deep-K class and of the size
+    classes (of the families that split K) and xgemm's presets, split along K by the
+    model unless the entry says how (a deep-K entry's KSPLIT > 1)."""
     xgemm = get_variant("xgemm")
     tiles = []  # (variant, checked params, where from, source)
-    for cls in reversed(SIZE_CLASSES):  # the largest first: it wins ties
+    for cls in ("deep-k",) + tuple(reversed(SIZE_CLASSES)):  # the first wins ties
         entry, _ = lookup(device, m, n, k, itemsize, sources, classes=[cls])
-        impl = entry and get_variant(entry.entry.variant)
-        if impl is None or impl.block(entry.params) is None:
-            continue
-        fitted = impl.fitted(entry.params, m, n)
-        if not impl.problems(impl.resolve(fitted), device, itemsize):
-            tiles.append((impl.name, impl.resolve(fitted),
+        if entry is not None and get_variant(entry.entry.variant).block(entry.params):
+            tiles.append((entry.entry.variant, entry.params,
                           f"{entry.entry.source} {cls}-class entry", entry.entry.source))
     for name, preset in xgemm.presets_for(device, itemsize):
         if not xgemm.problems(xgemm.resolve(preset), device, itemsize):

@@ -6,8 +6,10 @@ must cover the bandwidth times the latency of a loaded memory system (LOADED_LAT
 about seven times the idle latency the probe measures: 1 us fits every sweep on the H200,
 bench/results/2026-11-22-h200-dev). Each work-item has KU steps of K in flight, and
 the tiles at the same step share its bytes (M + N values, read once from memory), so a
-tile needs bandwidth x latency / (KU (M + N) itemsize) work-items: a power-of-two count
-of groups (an uneven last wave costs more than the few work-items it saves), each group
+tile needs bandwidth x latency / (KU (M + N) itemsize) work-items: the nearest power of
+two of groups, rounded up to whole waves (a multiple of the compute units) where C is one
+tile: the groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than
+128 on the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
 the largest power of two up to 1024 whose share of a compute unit's registers holds a
 work-item's values (its tile, its loads and ITEM_REGISTERS more: a bigger group makes
 the compiler spill), 256 where the register file is not known.
@@ -109,6 +111,9 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
         fill = (f"{items:.0f} work-items a tile keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f}"
                 f" MB in flight ({'probed' if measured else 'assumed'} "
                 f"{bandwidth / 1e12:.1f} TB/s x {LOADED_LATENCY_S * 1e6:g} us)")
+        if tiles == 1 and wanted >= known.compute_units // 2:
+            wanted = ceil(wanted / known.compute_units) * known.compute_units
+            fill += f", in whole waves of {known.compute_units} groups"
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],

@@ -58,11 +58,15 @@ class Traits:
         return max(self.simd, min(self.resident, self.registers // max(1, registers_each)))
 
 
-@memoize(maxsize=64)
 def traits(device: Device) -> Traits:
+    # a Device's equality leaves out its handle, where the compute capability comes from
+    return _traits(device, device.compute_capability)
+
+
+@memoize(maxsize=64)
+def _traits(device: Device, capability: tuple[int, int] | None) -> Traits:
     units = max(1, device.compute_units)
     max_group = max(1, min(device.max_work_group_size, 1024))
-    capability = device.compute_capability
     if capability is not None:
         return Traits(units, 32, NVIDIA_RESIDENT.get(capability, 2048),
                       NVIDIA_CORES.get(capability, 128), max_group, NVIDIA_REGISTERS,

@@ -260,12 +260,6 @@ class Variant:
         kernels_cl/splitk.h); None for the others."""
         return None
 
-    def fitted(self, params: Params, m: int, n: int) -> dict[str, Any]:
-        """``params`` with the work-group's block of C cut down towards an m x n C, where
-        the family can do so without changing its kernel's shape otherwise (the identity
-        here)."""
-        return dict(params)
-
     def defines(self, params: Params) -> dict[str, Any]:
         """The kernel's -D parameters for resolved ``params``; each must be one that the
         kernel file (or its prelude) declares."""

@@ -74,15 +74,6 @@ class Wgmma(Variant):
     def block(self, params: Params) -> tuple[int, int, int]:
         return _tile(params)[1:]
 
-    def fitted(self, params: Params, m: int, n: int) -> dict:
-        """Fewer warpgroups along M or N where the block overhangs C by half or more."""
-        fitted = dict(params)
-        while fitted["WGM"] > 1 and 32 * fitted["WGM"] >= m:
-            fitted["WGM"] //= 2
-        while fitted["WGN"] > 1 and fitted["WN"] * fitted["WGN"] // 2 >= n:
-            fitted["WGN"] //= 2
-        return fitted
-
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         wg, bm, bn, _ = _tile(params)
         ndrange = NDRange((ceil(m / bm), ceil(n / bn) * wg), (1, wg))
