@@ -13,8 +13,8 @@ TAILN=12 step goals 100 python3 goals.py --json "$out/goals.json"
 TAILN=4 step shapes 160 python3 shapes.py --json "$out/shapes.json"
 TAILN=4 step auto_more 60 python3 wgmma_split.py --quick --set medium --set waves \
   --json "$out/auto_more.json"
-parts() { python3 tallskinny_parts.py --k 2097152 --k 33554432 --sizes 3,5,8,9 --modes 11 \
-  --configs 132x512,132x1024,264x512 --json "$out/$1.json"; }
-TAILN=2 step batch8 70 parts batch8
+parts=(python3 tallskinny_parts.py --k 2097152 --k 33554432 --sizes 3,5,8,9 --modes 11
+       --configs 132x512,132x1024,264x512)
+TAILN=2 step batch8 70 "${parts[@]}" --json "$out/batch8.json"
 sed -i 's/#define SLICE_BATCH 8 /#define SLICE_BATCH 1 /' ../../kernels_cl/tallskinny.cl
-TAILN=2 step batch1 70 parts batch1
+TAILN=2 step batch1 70 "${parts[@]}" --json "$out/batch1.json"
