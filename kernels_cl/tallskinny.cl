@@ -234,7 +234,10 @@ inline REAL slice_value(__global const REAL *p)
 #else
 #define slice_value(p) (*(volatile __global const REAL *)(p))
 #endif
-#define SLICE_BATCH 8  /* slice values loaded before they are added (in order) */
+/* slice values loaded before they are added (in order): 8 where a work-item adds many
+ * (GS QN / BS of them; GS near a GPU's 132 SMs); one at a time for small tiles, whose
+ * kernels ran up to 35% slower with the batch (bench/results/2026-11-22-h200-deep-wgmma) */
+#define SLICE_BATCH (16 * QN >= BS ? 8 : 1)
 
 /* The last group of a tile adds the GS slices of W into C (a block its own tile, sid its
  * work-item's place in the block, parts its own): PARTS work-items per value,
