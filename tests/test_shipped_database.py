@@ -66,7 +66,7 @@ def fabricated_gpu(name):
 
 @pytest.mark.parametrize("gpu, large_variant, medium_variant", [
     ("NVIDIA H200", "wgmma", "wgmma"),             # its own entries: 3xTF32 on the warpgroup MMA
-    ("NVIDIA H100 80GB HBM3", "wgmma", "xgemm"),   # its own, the large tiling only
+    ("NVIDIA H100 80GB HBM3", "wgmma", "wgmma"),   # its own, the same tilings
     ("NVIDIA A100-PCIE-40GB", "xgemm", "xgemm")])  # untuned: the vendor-type entries
 def test_auto_on_nvidia_uses_the_shipped_entries(gpu, large_variant, medium_variant,
                                                  monkeypatch, tmp_path):
@@ -103,12 +103,13 @@ def test_choices_follow_the_compute_capability(monkeypatch, tmp_path):
     assert first.params["KSPLIT"] == 1 and hopper.params["KSPLIT"] == 2
 
 
-def test_deep_k_on_the_h200_takes_the_tile_that_fits(monkeypatch, tmp_path):
-    """The H200's deep-K entry (wgmma, K split 4 ways) where its 128 x 128 tile fits C,
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
+    """The deep-K entry (wgmma, K split 4 ways) where its 128 x 128 tile fits C,
     xgemm's 64 x 64 tile with the model's split where it does not (bench/results/
     2026-11-22-h200-deep-wgmma: wgmma's smaller tiles ran slower than it)."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
-    device = with_capability(fabricated_gpu("NVIDIA H200"), 9, 0)
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
     square = choose(device, 1024, 1024, 16384)
     assert (square.variant, square.params["KSPLIT"]) == ("wgmma", 4)
     assert "deep-k-class entry" in square.reason
