@@ -219,8 +219,8 @@ inline void group_sum(REAL *acc, __local REAL *tile, __local REAL *sums, const i
 #if FUSE
 #if PORTGEMM_PTX && PORTGEMM_SM >= 70
 /* Another group's slice value, as the L2 cache holds it (a relaxed load at GPU scope).
- * A volatile load is a strong one at system scope: the H200 ran them one after another,
- * about 0.5 us each (bench/results/2026-11-22-h200-deep-wgmma). */
+ * Volatile loads (strong at system scope) took about 0.5 us each on the H200, as if one
+ * after another (bench/results/2026-11-22-h200-deep-wgmma). */
 inline REAL slice_value(__global const REAL *p)
 {
     REAL v;
