@@ -7,7 +7,7 @@ float64.
 
 The sets: ``first`` deep-K, uneven-wave and medium shapes, several tiles each; ``waves``
 how many layers a C of few 128 x 128 tiles wants (one wave or more); ``medium`` the
-medium size class.
+medium size class; ``edges`` its smallest size and a C of few tiles split further.
 """
 
 from __future__ import annotations
@@ -53,7 +53,10 @@ WAVES = {(1024, 1024, 16384): BOTH, (1024, 1024, 8192): BOTH, (2048, 1024, 16384
          (768, 768, 16384): BOTH, (1024, 1024, 16384 * 4): BOTH}
 MEDIUM = {(n, n, n): [("wgmma 128x128", (1, 2, 4)), ("wgmma 64x128", (1, 2)),
                       ("xgemm gpu", (1, 2, 4))] for n in (768, 1000, 1024, 1500, 2047)}
-SETS = {"first": FIRST, "waves": WAVES, "medium": MEDIUM}
+EDGES = {(512, 512, 512): [("wgmma 128x128", (2, 4, 8, 16)), ("wgmma 64x128", (4, 8)),
+                           ("xgemm gpu", (4, 8, 16))],
+         (768, 768, 16384): [("wgmma 128x128", (8, 16, 32))]}
+SETS = {"first": FIRST, "waves": WAVES, "medium": MEDIUM, "edges": EDGES}
 
 
 def candidate(name: str) -> tuple[str, dict]:

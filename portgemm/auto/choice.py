@@ -77,14 +77,15 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
 
 def _split(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
            params: dict, reason: str, source: str) -> Choice:
-    """The choice, with K split by the model where the family can split and its tuned
-    parameters do not already say how (KSPLIT 1): a C of few tiles, or an uneven last
-    wave of them, gains; an even one keeps KSPLIT 1."""
+    """The choice, with K split by the model where the family can split: a C of few
+    tiles, or an uneven last wave of them, gains; an even one keeps KSPLIT 1. Tuned
+    parameters that say how (KSPLIT > 1) stand unless the model predicts far better."""
     impl = get_variant(variant)
-    if impl.block(params) is not None and params.get("KSPLIT", 1) == 1:
+    if impl.block(params) is not None:
         split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
-        if split > 1:
+        if split != params.get("KSPLIT", 1):
             params = impl.check({**params, "KSPLIT": split}, device, itemsize)
+        if split > 1:
             reason += f"; {why_split}"
     return Choice(variant, params, reason, source)
 

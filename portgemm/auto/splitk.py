@@ -8,18 +8,19 @@ it for nothing), else the smallest; of equal ones, the first. Smaller tiles of w
 to xgemm's 64 x 64 on the H200 (bench/results/2026-11-22-h200-deep-wgmma), so a family's
 tile is taken as its entry has it.
 
-The split: a work-group computes one MWG x NWG tile over its run of K; the device runs
+The split: a work-group computes one tile of C over its run of K; the device runs
 ``slots`` groups at once (compute units x the groups one unit holds, by its registers,
-local memory and work-item slots: :meth:`Traits.groups_per_unit`). A C of fewer tiles
-than slots leaves the device partly idle; splitting K into S runs multiplies the groups
-by S. The model takes the largest power of two S with tiles * S <= slots: one full wave.
-More layers only add waves of shorter groups, each paying its start, its partial product
-and its share of the reduction (on the H200 a 16 x 16 tile over K = 2^25 ran fastest at
-S = 1024, 1.7x slower at 8192; a C that fills the device is not split at all). Every
-run keeps at least MIN_SLABS slabs of KWG, and the workspace stays within half the
-device's largest buffer. Checked against KSPLIT sweeps on an H200
-(bench/results/2026-11-22-h200-dev): 1024x1024x16384 takes the 128 x 128 tile split in 2,
-16384x64x4096 the 64 x 64 tile split in 2, 64x64x2^21 the 64 x 64 tile split ~500 ways.
+local memory and work-item slots: :meth:`Traits.groups_per_unit`). :func:`split_time`
+counts the waves of groups and the slabs of each, plus the sum of the slices; the model
+takes the split it predicts fastest: among powers of two where C has fewer tiles than
+slots (a C of 64 tiles of 128 x 128 on 132 SMs: 2, where every split from 2 to 16 fills
+the same wave-slots; 36 tiles: 32), among 2-4 where the last wave is uneven. Every run
+keeps at least MIN_SLABS slabs, and the workspace stays within half the device's largest
+buffer. Checked against KSPLIT sweeps on an H200 (bench/results/2026-11-22-h200-dev,
+2026-11-22-h200-deep-wgmma): 16384x64x4096 takes the 64 x 64 tile split in 2, 64x64x2^21
+the 64 x 64 tile split 512 ways, 768x768x16384 the 128 x 128 tile split 32 ways (1.53x
+faster than 2). A tuned entry's KSPLIT stands unless the model predicts a tenth less time
+with its own: at 1024x1024x16384 the tuned 4 ran 2-5% faster than the model's 2.
 """
 
 from __future__ import annotations
@@ -33,11 +34,16 @@ from .traits import traits
 
 MIN_SLABS = 4
 MAX_SPLIT = 8192
-# the last wave (tail_split): layers tried, the flops a GPU does in the time it moves a
+# the last wave: layers tried; the flops a GPU does in the time it moves a
 # byte (FP32 on an H200: ~43 TFLOPS against ~4 TB/s), and the least saving worth a split
 TAIL_SPLITS = (2, 3, 4)
 BALANCE = 11
 TAIL_GAIN = 0.02
+OVERRIDE_GAIN = 0.1  # a tuned KSPLIT gives way to the model's only for this much less time
+# a wave's groups start (their first loads) and store their tiles of C: about three slabs'
+# time (4-5 us for wgmma's 128 x 128 tile on the H200); fitted to the H200's splits of
+# 768^3 (2 before 4) and 5000^3 (none before 3), bench/results/2026-11-22-h200-deep-wgmma
+WAVE_OVERHEAD = 3
 # registers of an xgemm work-item: its private values (accumulators, operands, staged
 # loads) times REGISTER_FACTOR plus REGISTER_OVERHEAD (addresses and counters): the
 # H200's 128 x 128 preset holds one group per SM, as the ~170 registers it builds to do
@@ -61,9 +67,13 @@ def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> i
     return min(range(len(candidates)), key=lambda i: (area(i), i))
 
 
-def ksplit(device: Device, params: Mapping, m: int, n: int, k: int,
-           itemsize: int, variant: str = "xgemm") -> tuple[int, str]:
-    """(KSPLIT, why) for ``variant``'s ``params`` on this shape."""
+def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: int,
+           variant: str = "xgemm") -> tuple[int, str]:
+    """(KSPLIT, why) for ``variant``'s ``params`` on this shape: the split of least
+    predicted time (:func:`split_time`) among powers of two where C has fewer tiles than
+    the device has slots, among TAIL_SPLITS where its last wave is uneven on a GPU whose
+    units hold one group each, else 1. ``params``' own KSPLIT > 1 (a tuned entry's)
+    stands unless the model predicts OVERRIDE_GAIN less time with its own."""
     impl = get_variant(variant)
     known = traits(device)
     rows, cols, depth = impl.block(params)
@@ -75,48 +85,51 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int,
     tiles = ceil(m / rows) * ceil(n / cols)
     slabs = ceil(k / depth)
     budget = device.max_mem_alloc_size // 2
+    pass_share = m * n * itemsize * BALANCE / (2 * slots * rows * cols * depth)
 
-    split = 1
-    while (tiles * split * 2 <= slots and split * 2 <= MAX_SPLIT
-           and slabs // (split * 2) >= MIN_SLABS
-           and split * 2 * m * n * itemsize <= budget):
-        split *= 2
-    why = (f"split-K model: {tiles} tiles of {rows}x{cols}, "
-           f"{known.compute_units} compute units x {per_unit} group(s), {slabs} slabs of "
-           f"K: KSPLIT={split}")
-    if split == 1 and device.type == "gpu" and per_unit == 1:
-        split, saved = tail_split(tiles, slots, slabs, k, itemsize)
-        if split > 1 and split * m * n * itemsize <= budget:
-            why += (f"; the last of {ceil(tiles / slots)} waves is "
-                    f"{tiles / slots % 1:.0%} full: KSPLIT={split} (model: {saved:.0%} "
-                    f"less time)")
-        else:
-            split = 1
-    return split, why
+    def time(split):
+        return split_time(split, tiles, slots, slabs, pass_share)
+
+    def allowed(split):
+        return slabs // split >= MIN_SLABS and split * m * n * itemsize <= budget
+
+    why = (f"split-K model: {tiles} tiles of {rows}x{cols}, {known.compute_units} compute "
+           f"units x {per_unit} group(s), {slabs} slabs of K")
+    if tiles < slots:
+        tried = [2 ** i for i in range(1, MAX_SPLIT.bit_length())]
+    elif device.type == "gpu" and per_unit == 1:
+        tried = list(TAIL_SPLITS)
+        why += (f"; the last of {ceil(tiles / slots)} waves is {tiles / slots % 1:.0%} "
+                f"full")
+    else:
+        tried = []
+    split = min([1] + [s for s in tried if allowed(s)], key=time)
+    if time(split) > (1 - TAIL_GAIN) * time(1):
+        split = 1
+    given = params.get("KSPLIT", 1)
+    if given > 1:
+        if time(split) > (1 - OVERRIDE_GAIN) * time(given):
+            return given, f"{why}: KSPLIT={given} as tuned"
+        why += f"; the tuned KSPLIT={given} predicted {1 - time(split) / time(given):.0%} slower"
+    if split > 1:
+        why += (f": KSPLIT={split} (model: {1 - time(split) / time(1):.0%} less time than "
+                f"whole)")
+    return split, why if split > 1 or given > 1 else f"{why}: KSPLIT=1"
 
 
-def tail_split(tiles: int, slots: int, slabs: int, k: int, itemsize: int) -> tuple[int, float]:
-    """(KSPLIT, predicted saving) that evens out the last wave of a C of many tiles.
+def split_time(split: int, tiles: int, slots: int, slabs: int, pass_share: float) -> float:
+    """The time of K split ``split`` ways, in the time one group takes for one slab.
 
-    A GPU runs ``slots`` groups at once, so a C of ``tiles`` groups takes
-    ceil(tiles / slots) waves, the last one maybe nearly empty (4097^2 in 128 x 128 tiles
-    on 132 SMs: 9 waves where 4096^2 takes 8). S layers of groups S times shorter fill
-    their waves better; their partial products cost a sum that reads S slices of C and
-    writes C, priced at BALANCE flops a byte against the GEMM's 2K flops an element.
-    Only where a compute unit holds one group (the caller checks): with several, a unit
-    short of groups in the last wave runs the rest faster (the H200's 32 x 64 medium tile,
-    6 a unit, ran 1000^3 at 68% of cuBLAS split in 3 against 84% whole). Nor for CPU
-    runtimes, which deal groups to their cores as the cores free up.
-    """
-    def waves_times_slabs(split):
-        return ceil(tiles * split / slots) * ceil(slabs / split)
-
-    whole = waves_times_slabs(1)
-    best, best_time = 1, 1.0
-    for split in TAIL_SPLITS:
-        if slabs // split < MIN_SLABS:
-            break
-        time = waves_times_slabs(split) / whole + (split + 1) * itemsize * BALANCE / (2 * k)
-        if time < best_time:
-            best, best_time = split, time
-    return (best, 1 - best_time) if best_time < 1 - TAIL_GAIN else (1, 0.0)
+    A device runs ``slots`` groups at once, so ``tiles`` x ``split`` groups of
+    ceil(slabs / split) slabs each (and WAVE_OVERHEAD for their start and their stores)
+    take ceil(tiles split / slots) waves: a C of fewer tiles
+    than slots leaves the device partly idle unless K is split, and a C of many tiles
+    may end in a nearly empty wave (4097^2 in 128 x 128 tiles on 132 SMs: 9 waves, the
+    last a quarter full, where 4096^2 takes 8), which shorter groups fill better. The
+    partial products cost a sum that reads ``split`` slices of C and writes C, a pass
+    over C taking ``pass_share``: its bytes at BALANCE flops a byte against a full
+    device's flops in that unit. On the H200 this ranked the splits of a C of 36 tiles of
+    128 x 128 (768 x 768 x 16384) as measured: 32 and 16 fastest, 8 1.17x, 4 and 2 1.53x
+    (bench/results/2026-11-22-h200-deep-wgmma)."""
+    waves = ceil(tiles * split / slots) * (ceil(slabs / split) + WAVE_OVERHEAD)
+    return waves + ((split + 1) * pass_share if split > 1 else 0.0)
