@@ -7,7 +7,8 @@ float64.
 
 The sets: ``first`` deep-K, uneven-wave and medium shapes, several tiles each; ``waves``
 how many layers a C of few 128 x 128 tiles wants (one wave or more); ``medium`` the
-medium size class; ``edges`` its smallest size and a C of few tiles split further.
+medium size class; ``edges`` its smallest size and a C of few tiles split further; ``model`` what auto's
+split model picks (with --quick).
 """
 
 from __future__ import annotations
@@ -56,7 +57,10 @@ MEDIUM = {(n, n, n): [("wgmma 128x128", (1, 2, 4)), ("wgmma 64x128", (1, 2)),
 EDGES = {(512, 512, 512): [("wgmma 128x128", (2, 4, 8, 16)), ("wgmma 64x128", (4, 8)),
                            ("xgemm gpu", (4, 8, 16))],
          (768, 768, 16384): [("wgmma 128x128", (8, 16, 32))]}
-SETS = {"first": FIRST, "waves": WAVES, "medium": MEDIUM, "edges": EDGES}
+MODEL = {shape: [] for shape in ((768, 768, 16384), (768, 768, 768), (1500, 1500, 1500),
+                                  (4097, 4097, 4097), (5000, 5000, 5000),
+                                  (1024, 1024, 16384))}
+SETS = {"first": FIRST, "waves": WAVES, "medium": MEDIUM, "edges": EDGES, "model": MODEL}
 
 
 def candidate(name: str) -> tuple[str, dict]:
