@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GPU machine (device tool, carry [".whl"]): the record of this change -- auto (wgmma's
 # medium and deep-K entries, tallskinny's whole waves and relaxed loads) on the goals'
-# shapes beside cuBLAS and the copy bandwidth; the last group's loads eight at a time
-# against one at a time. About 8 minutes.
+# shapes beside cuBLAS and the copy bandwidth; the last group's loads as shipped against
+# one at a time (the record's third/batch8.txt ran when the kernel batched eight for every
+# tile). About 8 minutes.
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$out/gpu.txt"
@@ -16,5 +17,5 @@ TAILN=4 step auto_more 60 python3 wgmma_split.py --quick --set medium --set wave
 parts=(python3 tallskinny_parts.py --k 2097152 --k 33554432 --sizes 3,5,8,9 --modes 11
        --configs 132x512,132x1024,264x512)
 TAILN=2 step batch8 70 "${parts[@]}" --json "$out/batch8.json"
-sed -i 's/#define SLICE_BATCH 8 /#define SLICE_BATCH 1 /' ../../kernels_cl/tallskinny.cl
+sed -i 's/^#define SLICE_BATCH .*/#define SLICE_BATCH 1/' ../../kernels_cl/tallskinny.cl
 TAILN=2 step batch1 70 "${parts[@]}" --json "$out/batch1.json"

@@ -17,6 +17,7 @@ import numpy as np
 import portgemm
 from portgemm.auto import choose
 from portgemm.backends.opencl import launch_plan
+from portgemm.bench.references import time_cublas
 from portgemm.families import get_variant
 from portgemm.runtime.ndrange import NDRange
 
@@ -26,11 +27,12 @@ from shapes import copy_bandwidth
 REPS = 30
 
 
-def opencl_times(queue, launches, queued: bool) -> dict:
-    """Median event time and start-to-start spacing (us) of ``launches`` (callables that
-    submit a plan's kernels and return their events), waited for one by one or queued."""
+def opencl_times(launch, queued: bool) -> dict:
+    """Median event time and start-to-start spacing (us) of REPS calls of ``launch``
+    (which submits a plan's kernels and returns their events), waited for one by one or
+    queued."""
     calls = []
-    for launch in launches:
+    for _ in range(REPS):
         calls.append(launch())
         if not queued:
             calls[-1][-1].wait()
@@ -39,28 +41,6 @@ def opencl_times(queue, launches, queued: bool) -> dict:
     spacing = [(b[0].start_ns - a[0].start_ns) * 1e-3 for a, b in zip(calls[2:], calls[3:])]
     return {"event_us": statistics.median(durations), "start_to_start_us":
             statistics.median(spacing)}
-
-
-def cublas_times(a, b, queued: bool) -> dict | None:
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
-        return None
-    torch.backends.cuda.matmul.allow_tf32 = False
-    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-    pairs = []
-    for _ in range(REPS):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.matmul(ta, tb)
-        end.record()
-        if not queued:
-            torch.cuda.synchronize()
-        pairs.append((start, end))
-    torch.cuda.synchronize()
-    return {"event_us": statistics.median(s.elapsed_time(e) * 1e3 for s, e in pairs[2:])}
 
 
 def main():
@@ -78,10 +58,10 @@ def main():
     rows = []
     buf = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, 4)
     empty = queue.kernel(EMPTY, "empty")
-    launches = [lambda: [queue.submit(empty, NDRange(256, 256), buf)]] * REPS
     row = {"kernel": "empty"}
     for mode in ("waited", "queued"):
-        row[mode] = opencl_times(queue, launches, mode == "queued")
+        row[mode] = opencl_times(lambda: [queue.submit(empty, NDRange(256, 256), buf)],
+                                 mode == "queued")
     rows.append(row)
     print(json.dumps(row), flush=True)
     rng = np.random.default_rng(3)
@@ -107,16 +87,18 @@ def main():
         calls = [(kernel, step.ndrange, [values[x] if isinstance(x, str) else i32(x)
                                          for x in step.args])
                  for kernel, step in zip(kernels, plan.steps)]
-        launches = [lambda: [queue.submit(kernel, nd, *call) for kernel, nd, call in calls]
-                    ] * REPS
+
+        def launch():
+            return [queue.submit(kernel, nd, *call) for kernel, nd, call in calls]
+
         ideal_us = 2 * mn * k * 4 / copy_gbs * 1e-3
         row = {"kernel": f"{chosen.variant} {mn}x{mn}x{k}", "params": chosen.params,
                "ideal_us": ideal_us}
         for mode in ("waited", "queued"):
-            got = opencl_times(queue, launches, mode == "queued")
+            got = opencl_times(launch, mode == "queued")
             got["of_copy_bw"] = ideal_us / got["event_us"]
-            cublas = cublas_times(a, b, mode == "queued")
-            row[mode] = {**got, "cublas": cublas}
+            cublas = time_cublas(a, b, REPS - 2, warmup=2, queued=mode == "queued")
+            row[mode] = {**got, "cublas": cublas and {"event_us": cublas.ms * 1e3}}
         ref = a.astype(np.float64) @ b
         row["relerr"] = float(np.linalg.norm(c.get() - ref) / np.linalg.norm(ref))
         rows.append(row)

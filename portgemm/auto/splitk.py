@@ -111,10 +111,10 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
         if time(split) > (1 - OVERRIDE_GAIN) * time(given):
             return given, f"{why}: KSPLIT={given} as tuned"
         why += f"; the tuned KSPLIT={given} predicted {1 - time(split) / time(given):.0%} slower"
-    if split > 1:
-        why += (f": KSPLIT={split} (model: {1 - time(split) / time(1):.0%} less time than "
-                f"whole)")
-    return split, why if split > 1 or given > 1 else f"{why}: KSPLIT=1"
+    if split == 1:
+        return 1, f"{why}: KSPLIT=1"
+    return split, (f"{why}: KSPLIT={split} (model: {1 - time(split) / time(1):.0%} less "
+                   f"time than whole)")
 
 
 def split_time(split: int, tiles: int, slots: int, slabs: int, pass_share: float) -> float:

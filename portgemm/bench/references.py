@@ -44,8 +44,10 @@ def time_numpy(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> Referenc
     return ReferenceTiming("numpy", statistics.median(call() for _ in range(reps)))
 
 
-def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> ReferenceTiming | None:
-    """Median cuBLAS time through torch (CUDA events, TF32 off), or None without CUDA."""
+def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int, *,
+                queued: bool = False) -> ReferenceTiming | None:
+    """Median cuBLAS time through torch (CUDA events, TF32 off), or None without CUDA.
+    Each call is waited for before the next, unless ``queued`` (calls back to back)."""
     try:
         import torch
     except ImportError:
@@ -56,15 +58,17 @@ def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> Referen
     ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
     for _ in range(warmup):
         ta @ tb
-    times = []
+    pairs = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         ta @ tb
         end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return ReferenceTiming("cublas", statistics.median(times))
+        if not queued:
+            end.synchronize()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    return ReferenceTiming("cublas", statistics.median(s.elapsed_time(e) for s, e in pairs))
 
 
 def time_clblast(a: np.ndarray, b: np.ndarray, device, reps: int,
