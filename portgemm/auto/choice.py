@@ -17,9 +17,9 @@ from ..runtime.device import Device
 from ..families import get_variant
 from .compiler import compiler_kind
 from .database import default_sources, file_stamp
-from .default import default_choice
+from .default import default_choice, device_class
 from .lookup import lookup
-from .shapes import SIZE_CLASSES, classify
+from .shapes import OWN_KERNEL_CLASSES, SIZE_CLASSES, size_order
 from .splitk import fitting_tile, ksplit
 
 MEMO_LIMIT = 1024
@@ -57,7 +57,7 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
 
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
             sources: Sequence[tuple[str, Path]]) -> Choice:
-    own, why = classify(m, n, k)
+    own, why = device_class(device, m, n, k)
     context = f"shape class {own} ({why})"
     # a GPU splits a deep K across groups (KSPLIT, with the tile that fits C: the class's
     # own entry where it does); a CPU's few cores are kept busy by the tiles of C, so the
@@ -65,7 +65,8 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     if own == "deep-k" and compiler_kind(device) == "gpu":
         return _fitting_tile(device, m, n, k, itemsize, sources, context)
     found, notes = lookup(device, m, n, k, itemsize, sources,
-                          classes=[own] if own == "tall-skinny" else None)
+                          classes=[own] if own in OWN_KERNEL_CLASSES else
+                          size_order(m, n, k) if own in SIZE_CLASSES else None)
     if found is not None:
         return _split(device, m, n, k, itemsize, found.entry.variant, found.params,
                       f"{context}; {found.reason}", found.entry.source)

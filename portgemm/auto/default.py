@@ -9,18 +9,33 @@ from typing import Any
 from ..families import get_variant
 from ..runtime.device import Device
 from .compiler import compiler_kind
-from .shapes import classify
+from .shapes import OWN_KERNEL_CLASSES, classify, size_class
 from .tallskinny import tallskinny_params
+from .wide import wide_params
+
+
+def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
+    """(class, why) of a shape on this device: its shape class, except that a compiler
+    that vectorises the code as written (PoCL) takes skinny shapes by their size, since
+    vec's packed panels ran them 1.2-3x faster there than wide and tallskinny (all but
+    the row vector: bench/results/2026-11-22-skinny)."""
+    own, why = classify(m, n, k)
+    if own == "skinny" and compiler_kind(device) == "code-vectorising":
+        own = size_class(m, n, k)
+        why += f"; as class {own} on a {compiler_kind(device)} compiler"
+    return own, why
 
 
 def default_choice(device: Device, m: int, n: int, k: int,
                    itemsize: int) -> tuple[str, dict[str, Any], str]:
     """(variant, checked parameters, reason) from the device's properties alone."""
-    own, why = classify(m, n, k)
-    if own == "tall-skinny":
-        params, reason = tallskinny_params(device, m, n, k, itemsize)
-        return "tallskinny", get_variant("tallskinny").check(params, device, itemsize), (
-            f"shape class {own} ({why}); {reason}")
+    own, why = device_class(device, m, n, k)
+    if own in OWN_KERNEL_CLASSES:
+        # a wide C's work-items run along N over rows of B; a tall one's along K
+        variant = "wide" if own == "skinny" and m <= n else "tallskinny"
+        params, reason = BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)
+        return variant, get_variant(variant).check(params, device, itemsize), (
+            f"shape class {own} ({why}); {variant}, {reason}")
     for variant, params, reason in ordinary_candidates(device, itemsize):
         impl = get_variant(variant)
         resolved = impl.resolve(params)
@@ -78,13 +93,17 @@ def panel_params(device: Device, itemsize: int = 4) -> dict[str, Any]:
             "wg_x": lanes, "MB": 32 * rows}
 
 
+# (parameters, why) of the kernels bound by memory, from the device and the shape
+BANDWIDTH_MODELS = {"tallskinny": tallskinny_params, "wide": wide_params}
+
+
 def named_defaults(variant: str, device: Device, m: int, n: int, k: int,
                    itemsize: int) -> dict[str, Any] | None:
     """Parameters for a variant named without any, where a model chooses them for the
-    device and shape (tallskinny: the occupancy model; phvm, basicmm: the paper's
+    device and shape (tallskinny, wide: bandwidth models; phvm, basicmm: the paper's
     time-cost model); None where the variant's own defaults apply."""
-    if variant == "tallskinny":
-        return tallskinny_params(device, m, n, k, itemsize)[0]
+    if variant in BANDWIDTH_MODELS:
+        return BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)[0]
     if variant in ("phvm", "basicmm"):
         from .phvm import constants_for, optimum
 

@@ -138,7 +138,7 @@ def lookup(device: Device, m: int, n: int, k: int, itemsize: int,
         """Smaller is preferred: the first database's entries, then the fastest."""
         return rank.get(str(entry.path), len(rank)), -entry.gflops
 
-    own = shape_class(m, n, k)
+    own = classes[0] if classes else shape_class(m, n, k)  # the class asked for first
     for level in LEVELS:
         at_level = [e for lv, e in found if lv == level and matches(e, device, level)]
         for cls in (class_order(m, n, k) if classes is None else classes):

@@ -4,13 +4,18 @@ A class says what kind of kernel a shape wants, then how large it is:
 
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
+* ``skinny``: C has at most 16 rows or 8 columns and at least 512 of the other (a row
+  vector or a few times a matrix, a matrix times a few columns): bound by reading the
+  large operand once, which a GEMM tile kernel does not do (its tile's rows go to
+  waste); a wide C (few rows) goes to the wide kernel, a tall one (few columns) to
+  tallskinny in tiles (bench/results/2026-11-22-cpu-skinny);
 * ``deep-k``: C holds fewer than 256 tiles of 128 x 128 and K >= 4096: too few tiles to
   fill a large device, so K is split across work-groups (xgemm's KSPLIT);
 * otherwise by the largest of M, N, K: ``small`` below 512, ``large`` from 2048,
   ``medium`` between.
 
 :func:`class_order` lists the classes whose entries may serve a shape, nearest first: a
-tall-skinny shape only its own (no other kernel is fit for it), a deep-K shape its own
+tall-skinny or skinny shape only its own (no other kernel is fit for it), a deep-K shape its own
 and then the size classes (their tile shapes, with the split chosen by the model), an
 ordinary shape the size classes by distance of log(max dim) from each class's range.
 """
@@ -20,10 +25,14 @@ from __future__ import annotations
 import math
 
 SIZE_CLASSES = ("small", "medium", "large")
-SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "tall-skinny")
+SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "tall-skinny", "skinny")
+OWN_KERNEL_CLASSES = ("tall-skinny", "skinny")  # served by their own kernels alone
 SMALL_BELOW, LARGE_FROM = 512, 2048
 TALL_SKINNY_OUTPUT = 256   # M * N at most
 TALL_SKINNY_DEPTH = 64     # K at least this times (M + N)
+SKINNY_ROWS = 16           # C's rows at most this (wide C), or its columns ...
+SKINNY_COLUMNS = 8         # ... at most this (tall C: a tile kernel won from 16 on a CPU),
+SKINNY_LONG = 512          # and its long side at least this
 DEEP_K_TILES = 256         # fewer 128 x 128 tiles of C than this ...
 DEEP_K_FROM = 4096         # ... and K at least this
 
@@ -43,6 +52,11 @@ def classify(m: int, n: int, k: int) -> tuple[str, str]:
     if m * n <= TALL_SKINNY_OUTPUT and k >= TALL_SKINNY_DEPTH * (m + n):
         return "tall-skinny", (f"M*N = {m * n} <= {TALL_SKINNY_OUTPUT} and K = {k} >= "
                                f"{TALL_SKINNY_DEPTH}(M+N) = {TALL_SKINNY_DEPTH * (m + n)}")
+    if (m <= SKINNY_ROWS if m <= n else n <= SKINNY_COLUMNS) and max(m, n) >= SKINNY_LONG:
+        short, long_, most = (("row", "column", SKINNY_ROWS) if m <= n else
+                              ("column", "row", SKINNY_COLUMNS))
+        return "skinny", (f"C has {min(m, n)} {short}{'s' * (min(m, n) > 1)} (<= "
+                          f"{most}) and {max(m, n)} {long_}s (>= {SKINNY_LONG})")
     tiles = m * n / 128 ** 2
     if tiles < DEEP_K_TILES and k >= DEEP_K_FROM:
         return "deep-k", (f"C is {tiles:g} tiles of 128x128 (< {DEEP_K_TILES}) and K = {k} "
@@ -59,8 +73,13 @@ def _size_rule(name: str) -> str:
 def class_order(m: int, n: int, k: int) -> list[str]:
     """Classes whose entries may serve this shape, nearest first."""
     own = shape_class(m, n, k)
-    if own == "tall-skinny":
+    if own in OWN_KERNEL_CLASSES:
         return [own]
+    return ([own] if own == "deep-k" else []) + size_order(m, n, k)
+
+
+def size_order(m: int, n: int, k: int) -> list[str]:
+    """The size classes, nearest to this shape's largest dimension first."""
     biggest = math.log(max(m, n, k))
     bounds = {"small": (0.0, math.log(SMALL_BELOW)),
               "medium": (math.log(SMALL_BELOW), math.log(LARGE_FROM)),
@@ -70,5 +89,4 @@ def class_order(m: int, n: int, k: int) -> list[str]:
     def distance(name):
         low, high = bounds[name]
         return 0.0 if name == nearest else min(abs(biggest - low), abs(biggest - high))
-    sizes = sorted(SIZE_CLASSES, key=lambda name: (distance(name), name != nearest))
-    return ([own] if own == "deep-k" else []) + sizes
+    return sorted(SIZE_CLASSES, key=lambda name: (distance(name), name != nearest))

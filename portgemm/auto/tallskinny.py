@@ -28,7 +28,12 @@ another, so a wider group would sweep its run of K once per vector) and a few gr
 core, summed by the tree and a second launch (the Intel runtime ran 3 x 3 x 2^23 2.3x
 slower with the ticket counter); C in tiles of at most 64 values, one step at a time (a
 C of 81 to 256 values went to xgemm split along K before, 10-25x slower on Intel's
-runtime and 38-66x on PoCL: bench/results/2026-11-22-cpu-tallskinny). Two bounds on the
+runtime and 38-66x on PoCL: bench/results/2026-11-22-cpu-tallskinny). Where C takes
+several tiles (a matrix times a few columns: the skinny class), the groups are shared
+among the tiles, and a tile has at most CPU_TILE_ROWS rows: on Intel's runtime 4096 x 1
+x 4096 took 14.4 ms in tiles of 64 x 1, 3.1 ms in tiles of 8 x 1 (each row of A is a
+stream the prefetchers follow), and 4.7 ms with 8 groups a tile instead of one. Two
+bounds on the
 work of one work-item, which adds its products in sequence: at most MAX_TERMS (float32
 error grows with the length of a sequential sum: K = 3.4e7 in one work-item's hands gave
 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the group's sum at the end
@@ -51,19 +56,21 @@ GPU_GROUP = 256       # where the register file is unknown
 GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 GROUPS_PER_CORE = 4
+CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 
 
 MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
 
 
-def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
-    """The tile of C per work-item: all of it within ``budget`` accumulators, else the
-    split into the fewest tiles (then the squarest) that fits."""
-    if m * n <= budget:
+def tile_for(m: int, n: int, budget: int, max_rows: int | None = None) -> tuple[int, int]:
+    """The tile of C per work-item: all of it within ``budget`` accumulators (and
+    ``max_rows`` rows), else the split into the fewest tiles (then the squarest) that
+    fits."""
+    if m * n <= budget and (max_rows is None or m <= max_rows):
         return m, n
     best = None
-    for rows in range(1, m + 1):
+    for rows in range(1, min(m, max_rows or m) + 1):
         cols = min(n, budget // rows)
         if cols < 1:
             break
@@ -94,12 +101,14 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     cpu = device.type == "cpu"
     budget = ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"])
     several = not cpu and m * n > budget
-    tile = tile_for(m, n, MULTI_TILE if several else budget)
+    tile = tile_for(m, n, MULTI_TILE if several else budget,
+                    CPU_TILE_ROWS if cpu and m * n > budget else None)
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     steps = MULTI_TILE_STEPS if several else 1
     if cpu:
         size = 1 << max(0, known.simd - 1).bit_length()
-        wanted, fill = known.compute_units * GROUPS_PER_CORE, f"{GROUPS_PER_CORE} groups a core"
+        wanted = ceil(known.compute_units * GROUPS_PER_CORE / tiles)  # per tile
+        fill = f"{GROUPS_PER_CORE} groups a core over {tiles} tile{'s' if tiles > 1 else ''}"
     else:
         size = gpu_group(known.registers, tile, known.max_group, steps)
         measured = cached_probe(device)

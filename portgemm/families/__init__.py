@@ -18,6 +18,7 @@ from .tallskinny import TallSkinny
 from .tiled import Inreg, Tiled
 from .vec import Vec
 from .wgmma import Wgmma
+from .wide import Wide
 from .xgemm import XGemm
 
 REGISTRY: dict[str, Variant] = {}
@@ -45,7 +46,7 @@ def variant_names(device=None) -> list[str]:
 
 
 for _variant in (Naive(), Tiled(), Inreg(), Local(), Vec(), XGemm(), Panel(), Mma(),
-                 Wgmma(), TallSkinny(), Phvm(), BasicMM()):
+                 Wgmma(), TallSkinny(), Wide(), Phvm(), BasicMM()):
     register(_variant)
 
 __all__ = ["COMMON_PARAMETERS", "LaunchPlan", "REGISTRY", "Restriction", "Step", "Variant",

@@ -1,0 +1,65 @@
+"""The wide kernel's parameters from the device's properties.
+
+The kernel reads each row of B once per block of rows of C, so it takes blocks of all of
+C's rows (up to MAX_ROWS a work-item), and splits K into layers (KSPLIT) until the device
+is busy:
+
+* on a GPU, two columns a work-item and eight steps' loads at once, and layers enough
+  for half the work-items the device holds (FILL); each layer adds a partial product of
+  C to write and read back, so no more. On the H200 this was within 0-10% of the
+  fastest point of a grid of tile_x x KU x KSPLIT x BS on nine shapes, where the bytes
+  in flight that Little's law asks for (the tallskinny model's 1 us) gave 2-3x slower
+  grids of too few work-items (bench/results/2026-11-22-skinny);
+* on a CPU, one SIMD vector per work-group (a CPU runtime runs a group's vectors one
+  after another) of CPU_ACCUMULATORS values a work-item, one step at a time (the core's
+  out-of-order window overlaps the loads), and layers of CPU_RUN steps of K: shorter
+  runs of more layers kept both cores' prefetchers busier than a few long ones on
+  Intel's runtime (1 x 4096 x 4096: 3.6 ms in 8 layers, 9.4 ms in one).
+
+Either way no work-item sums more than MAX_TERMS products in sequence (float32's error
+grows with a sequential sum's length), nor a layer fewer than MIN_TERMS steps of K.
+"""
+
+from __future__ import annotations
+
+from math import ceil, log2
+
+from ..runtime.device import Device
+from .tallskinny import MAX_TERMS, MIN_TERMS
+from .traits import traits
+
+MAX_ROWS = {"cpu": 8, "gpu": 16}  # rows of C a work-item keeps (more: B is read again)
+GPU_GROUP = 256
+GPU_COLUMNS = 2         # values of B a GPU work-item loads a step ...
+GPU_STEPS = 8           # ... for this many steps at once
+FILL = 0.5              # of the work-items a GPU holds at once
+CPU_ACCUMULATORS = 128  # 8 x 16 ran 2x faster than 8 x 8 on Intel's runtime (8 x 4096 x 4096)
+CPU_COLUMNS = 64        # at most, for C of one or two rows
+CPU_RUN = 512           # steps of K a layer takes on a CPU
+MAX_SPLIT = 256
+
+
+def wide_params(device: Device, m: int, n: int, k: int,
+                itemsize: int = 4) -> tuple[dict, str]:
+    """(parameters, why) for the wide kernel on this device and shape."""
+    known = traits(device)
+    cpu = device.type == "cpu"
+    rows = min(m, MAX_ROWS["cpu" if cpu else "gpu"])
+    accurate = ceil(k / MAX_TERMS)
+    if cpu:
+        size = 1 << max(0, known.simd - 1).bit_length()
+        cols, steps = min(CPU_COLUMNS, CPU_ACCUMULATORS // rows), 1
+        split = ceil(k / CPU_RUN)
+        fill = f"runs of {CPU_RUN} steps of K"
+    else:
+        size, cols, steps = GPU_GROUP, GPU_COLUMNS, GPU_STEPS
+        items = FILL * known.slots
+        blocks = ceil(m / rows) * ceil(n / (size * cols))
+        split = 1 << max(0, round(log2(max(1.0, items / (blocks * size)))))
+        fill = (f"{blocks} blocks of C in layers of {blocks * size} work-items, for "
+                f"{FILL:g} of the {known.slots} the device holds")
+    split = max(1, min(max(split, accurate), MAX_SPLIT, k // MIN_TERMS))
+    params = {"BS": size, "tile_y": rows, "tile_x": cols, "KU": steps, "KSPLIT": split}
+    why = (f"{'CPU' if cpu else 'GPU'} rules: BS={size} along N, {rows} x {cols} of C a work-item, "
+           f"KSPLIT={split} ({fill}; each work-item sums at most {MAX_TERMS} terms)")
+    return params, why

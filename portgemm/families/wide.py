@@ -1,0 +1,60 @@
+"""wide: C of few rows and many columns (M small, N and K large), bound by reading B once.
+
+kernels_cl/wide.cl: the work-items of a group of ``BS`` run along N, each keeping
+tile_y x tile_x of C (its columns BS apart, so a group's loads of a row of B are
+contiguous), adding its products over K in sequence, ``KU`` steps' loads at a time;
+``KSPLIT`` layers of groups over runs of K (kernels_cl/splitk.h) write partial products
+that reduce.cl adds in order: deterministic. The row vector times a matrix (1 x K times
+K x N) is its first case: a GEMM tile kernel wastes its rows there, and tallskinny's
+work-items run along K, across the rows of a row-major B.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from ..runtime.ndrange import NDRange
+from .base import LaunchPlan, Params, Variant, restriction, split_along_k
+from .phvm import POWERS_OF_TWO
+
+
+@restriction("BS must be a power of two")
+def _power_of_two(p: Params) -> bool:
+    return p["BS"] & (p["BS"] - 1) == 0
+
+
+class Wide(Variant):
+    name = "wide"
+    source_file = "wide.cl"
+    summary = ("few rows of C, many columns: work-items along N over coalesced rows of B, "
+               "K split across layers of groups and summed in order (deterministic)")
+    space = {"BS": [16] + POWERS_OF_TWO[:-1], "tile_y": [1, 2, 4, 8],
+             "tile_x": [1, 2, 4, 8, 16, 32, 64], "KU": [1, 2, 4, 8],
+             "KSPLIT": [2 ** p for p in range(0, 9)]}
+    defaults = {"BS": 256, "tile_y": 1, "tile_x": 4, "KU": 4, "KSPLIT": 1}
+    restrictions = (_power_of_two,)
+
+    def work_group(self, params: Params) -> tuple[int, int]:
+        return 1, params["BS"]
+
+    def elements_per_item(self, params: Params) -> tuple[int, int]:
+        return params["tile_y"], params["tile_x"]
+
+    def private_values(self, params: Params) -> int:
+        rows, cols = params["tile_y"], params["tile_x"]
+        return rows * cols + params["KU"] * (rows + cols) + rows + cols
+
+    def defines(self, params: Params) -> dict:
+        return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
+                "KU": params["KU"], "KSPLIT": params["KSPLIT"]}
+
+    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        """tile_y shrinks to M where C has fewer rows, KSPLIT to K (no layer without a
+        step of K)."""
+        params = {**params, "tile_y": min(params["tile_y"], m),
+                  "KSPLIT": min(params["KSPLIT"], k)}
+        size = params["BS"]
+        columns = ceil(n / (size * params["tile_x"])) * size
+        whole = LaunchPlan(NDRange((ceil(m / params["tile_y"]), columns), (1, size)),
+                           self.checked_defines(params))
+        return split_along_k(whole, m, n, params["KSPLIT"])

@@ -1,0 +1,131 @@
+"""The skinny class: C of few rows (the wide kernel, work-items along N) or few columns
+(tallskinny in tiles), its routing, and the wide kernel on awkward shapes and layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.auto import choose
+from portgemm.auto.compiler import compiler_kind
+from portgemm.auto.shapes import class_order, classify
+from portgemm.auto.tallskinny import tallskinny_params
+from portgemm.auto.wide import MAX_TERMS, wide_params
+from portgemm.families import get_variant
+
+from conftest import assert_close
+from test_tallskinny import gpu, operands
+
+# a row vector, prime sides, N not a multiple of a group's columns, K below a group's
+# width and not a multiple of KU, C's rows past a work-item's tile
+AWKWARD = [(1, 1, 1), (1, 1000, 1), (1, 997, 1031), (3, 1001, 777), (2, 129, 5),
+           (11, 513, 67), (16, 40, 2), (5, 2048, 4099)]
+
+
+@pytest.mark.parametrize("params, order", [
+    ({"BS": 16, "tile_y": 1, "tile_x": 64, "KU": 1, "KSPLIT": 8}, "CC"),  # the CPU's
+    ({"BS": 256, "tile_y": 8, "tile_x": 4, "KU": 4, "KSPLIT": 32}, "CC"),  # the GPU's
+    ({"BS": 32, "tile_y": 4, "tile_x": 3, "KU": 8, "KSPLIT": 3}, "FC"),    # steps left over
+    ({"BS": 64, "tile_y": 2, "tile_x": 2, "KU": 2, "KSPLIT": 1}, "CF"),    # whole K, into C
+    ({"BS": 16, "tile_y": 8, "tile_x": 16, "KU": 1, "KSPLIT": 300}, "FF"),  # layers past K
+])
+def test_wide_any_shape_and_layout(device, params, order):
+    for m, n, k in AWKWARD:
+        a, b = operands(m, n, k, order=order)
+        assert_close(portgemm.gemm(a, b, device=device, variant="wide", params=params,
+                                   poison=np.nan).c, a, b)
+
+
+def test_wide_is_deterministic(device):
+    """The layers' partial products are summed in order: bit for bit the same C."""
+    a, b = operands(3, 1500, 20000)
+    params = {"BS": 32, "tile_y": 2, "tile_x": 4, "KU": 2, "KSPLIT": 16}
+    first = portgemm.gemm(a, b, device=device, variant="wide", params=params).c
+    for _ in range(3):
+        again = portgemm.gemm(a, b, device=device, variant="wide", params=params,
+                              poison=np.nan).c
+        assert np.array_equal(first, again)
+
+
+def test_wide_float64(device):
+    if not device.has_fp64:
+        pytest.skip("no float64")
+    a, b = operands(2, 700, 5001, dtype=np.float64)
+    assert_close(portgemm.gemm(a, b, device=device, variant="wide").c, a, b)
+
+
+def test_wide_plan():
+    impl = get_variant("wide")
+    params = impl.resolve({"BS": 64, "tile_y": 8, "tile_x": 4, "KSPLIT": 4})
+    plan = impl.plan(3, 1000, 500, params)
+    # tile_y cut to C's 3 rows; 4 groups of 256 columns; 4 layers summed by reduce.cl
+    assert plan.ndrange.global_range.sizes == (4, 1, 256)
+    assert plan.ndrange.local_range.sizes == (1, 1, 64)
+    assert dict(plan.defines)["TM"] == 3 and plan.workspace == (4 * 3 * 1000,)
+    assert [step.kernel for step in plan.steps] == ["gemm", "sum_slices"]
+    whole = impl.plan(3, 1000, 2, impl.resolve({**params, "KSPLIT": 8}))  # no layer past K
+    assert whole.ndrange.global_range.sizes[0] == 2
+    assert len(impl.plan(3, 1000, 500, impl.resolve({"KSPLIT": 1})).steps) == 1
+    with pytest.raises(portgemm.ParameterError, match="power of two"):
+        impl.resolve({"BS": 48})
+
+
+# --- the class and the routing -----------------------------------------------------------
+
+@pytest.mark.parametrize("shape, expected", [
+    ((1, 4096, 4096), "skinny"), ((16, 4096, 4096), "skinny"), ((4096, 1, 4096), "skinny"),
+    ((4096, 8, 10), "skinny"), ((17, 4096, 4096), "deep-k"), ((4096, 9, 4096), "deep-k"),
+    ((1, 511, 1000), "medium"), ((8, 8, 1 << 22), "tall-skinny"), ((1, 200, 1 << 20),
+                                                                    "tall-skinny"),
+])
+def test_skinny_class(shape, expected):
+    name, why = classify(*shape)
+    assert name == expected and why
+    if expected == "skinny":
+        assert class_order(*shape) == ["skinny"]
+
+
+def test_skinny_routes_on_a_gpu():
+    device = gpu()
+    row = choose(device, 1, 4096, 4096, sources=[])
+    assert row.variant == "wide" and "shape class skinny" in row.reason
+    # half of 132 x 2048 work-items over 8 blocks of 512 columns: 66 groups of 256 a
+    # block, the nearest power of two 64 layers
+    assert {key: row.params[key] for key in ("BS", "tile_y", "tile_x", "KU", "KSPLIT")} == {
+        "BS": 256, "tile_y": 1, "tile_x": 2, "KU": 8, "KSPLIT": 64}
+    rows = choose(device, 12, 8192, 100_000, sources=[])  # all rows, K split for accuracy
+    assert rows.params["tile_y"] == 12 and rows.params["KSPLIT"] >= 100_000 / MAX_TERMS
+    column = choose(device, 4096, 1, 4096, sources=[])
+    assert column.variant == "tallskinny" and "512 tiles of C" not in column.reason
+
+
+def test_skinny_routes_on_a_cpu(device):
+    if device.type != "cpu":
+        pytest.skip("the CPU's rules")
+    if compiler_kind(device) == "code-vectorising":  # PoCL: by size, vec's panels won there
+        row = choose(device, 1, 4096, 4096, sources=[])
+        assert row.variant not in ("wide", "tallskinny")
+        assert "as class large on a code-vectorising compiler" in row.reason
+        return
+    row = choose(device, 1, 4096, 4096, sources=[])
+    assert row.variant == "wide" and row.params["BS"] <= 16 and row.params["KU"] == 1
+    assert row.params["tile_y"] * row.params["tile_x"] <= 128 and row.params["KSPLIT"] == 8
+    # a tall C: tiles of at most 8 rows of A, the groups shared among the tiles
+    column, _ = tallskinny_params(device, 4096, 1, 4096)
+    assert (column["tile_y"], column["tile_x"], column["GS"]) == (8, 1, 1)
+    # the tall-skinny class keeps its tiles and groups
+    tall, _ = tallskinny_params(device, 9, 9, 1 << 22)
+    assert (tall["tile_y"], tall["tile_x"], tall["GS"]) == (7, 9, 64)
+    narrow = wide_params(device, 3, 5000, 100)[0]
+    assert narrow["KSPLIT"] == 1 and narrow["tile_y"] == 3
+
+
+def test_auto_runs_skinny_shapes(device):
+    by_size = compiler_kind(device) == "code-vectorising"
+    for (m, n, k), variant in [((1, 600, 3000), "wide"), ((700, 3, 1000), "tallskinny"),
+                               ((9, 520, 4097), "wide")]:
+        a, b = operands(m, n, k)
+        result = portgemm.gemm(a, b, device=device, poison=np.nan)
+        assert (result.variant != variant) if by_size else (result.variant == variant)
+        assert_close(result.c, a, b)
