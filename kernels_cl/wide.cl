@@ -5,7 +5,12 @@
  * registers, its columns BS apart (j = block + l + BS t), so at each step of K the group
  * reads TN runs of BS neighbouring values of a row of B (coalesced on a GPU, whole SIMD
  * vectors on a CPU), and every work-item of the group reads the same TM values of A. A
- * work-item adds its products over K in sequence, KU steps' loads at a time. Columns and
+ * work-item adds its products over K in sequence, KU steps at a time, in one of two
+ * orders (BY_COLUMN):
+ *   0: the KU steps' loads first, then their products (a GPU: every load in flight at
+ *      once; 16 x 8192 x 8192 ran 1.8x slower on the H200 in the other order);
+ *   1: column by column, the KU rows' values of each side by side: KU streams of B at
+ *      once, which a CPU's prefetchers follow (1.4x faster on Intel's runtime). Columns and
  * rows past C's edge read its last column or row (no branch in the loop) and are not
  * stored.
  *
@@ -29,6 +34,9 @@
 #endif
 #ifndef KU
 #define KU 4        // steps of K whose loads a work-item issues before their products
+#endif
+#ifndef BY_COLUMN
+#define BY_COLUMN 0 // 1: the KU steps column by column (CPUs); 0: all their loads first
 #endif
 #ifndef KSPLIT
 #define KSPLIT 1    // layers of work-groups along K (splitk.h)
@@ -57,15 +65,34 @@ void gemm(SPLIT_GEMM_ARGS)
     }
     int k = 0;
     for (; k + KU <= K; k += KU) {
-        REAL a[KU][TM], b[KU][TN];
+        REAL a[KU][TM];
+        #pragma unroll
+        for (int u = 0; u < KU; ++u) {
+            #pragma unroll
+            for (int r = 0; r < TM; ++r)
+                a[u][r] = A_AT(rows[r], k + u);
+        }
+#if BY_COLUMN
+        #pragma unroll
+        for (int t = 0; t < TN; ++t) {
+            REAL b[KU];
+            #pragma unroll
+            for (int u = 0; u < KU; ++u)
+                b[u] = B_AT(k + u, cols[t]);
+            #pragma unroll
+            for (int r = 0; r < TM; ++r) {
+                #pragma unroll
+                for (int u = 0; u < KU; ++u)
+                    acc[r][t] = MAD(a[u][r], b[u], acc[r][t]);
+            }
+        }
+#else
+        REAL b[KU][TN];
         #pragma unroll
         for (int u = 0; u < KU; ++u) {
             #pragma unroll
             for (int t = 0; t < TN; ++t)
                 b[u][t] = B_AT(k + u, cols[t]);
-            #pragma unroll
-            for (int r = 0; r < TM; ++r)
-                a[u][r] = A_AT(rows[r], k + u);
         }
         #pragma unroll
         for (int u = 0; u < KU; ++u) {
@@ -76,6 +103,7 @@ void gemm(SPLIT_GEMM_ARGS)
                     acc[r][t] = MAD(a[u][r], b[u][t], acc[r][t]);
             }
         }
+#endif
     }
     for (; k < K; ++k) {  /* the steps past the last whole KU */
         #pragma unroll

@@ -24,9 +24,10 @@ AWKWARD = [(1, 1, 1), (1, 1000, 1), (1, 997, 1031), (3, 1001, 777), (2, 129, 5),
 
 
 @pytest.mark.parametrize("params, order", [
-    ({"BS": 16, "tile_y": 1, "tile_x": 64, "KU": 1, "KSPLIT": 8}, "CC"),  # the CPU's
-    ({"BS": 256, "tile_y": 8, "tile_x": 4, "KU": 4, "KSPLIT": 32}, "CC"),  # the GPU's
+    ({"BS": 16, "tile_y": 1, "tile_x": 64, "KU": 4, "BY_COLUMN": 1, "KSPLIT": 8}, "CC"),  # CPU
+    ({"BS": 256, "tile_y": 16, "tile_x": 2, "KU": 8, "KSPLIT": 32}, "CC"),  # the GPU's
     ({"BS": 32, "tile_y": 4, "tile_x": 3, "KU": 8, "KSPLIT": 3}, "FC"),    # steps left over
+    ({"BS": 32, "tile_y": 3, "tile_x": 5, "KU": 4, "BY_COLUMN": 1, "KSPLIT": 5}, "FF"),
     ({"BS": 64, "tile_y": 2, "tile_x": 2, "KU": 2, "KSPLIT": 1}, "CF"),    # whole K, into C
     ({"BS": 16, "tile_y": 8, "tile_x": 16, "KU": 1, "KSPLIT": 300}, "FF"),  # layers past K
 ])
@@ -94,6 +95,7 @@ def test_skinny_routes_on_a_gpu():
     # block, the nearest power of two 64 layers
     assert {key: row.params[key] for key in ("BS", "tile_y", "tile_x", "KU", "KSPLIT")} == {
         "BS": 256, "tile_y": 1, "tile_x": 2, "KU": 8, "KSPLIT": 64}
+    assert row.params["BY_COLUMN"] == 0
     rows = choose(device, 12, 8192, 100_000, sources=[])  # all rows, K split for accuracy
     assert rows.params["tile_y"] == 12 and rows.params["KSPLIT"] >= 100_000 / MAX_TERMS
     column = choose(device, 4096, 1, 4096, sources=[])
@@ -109,7 +111,8 @@ def test_skinny_routes_on_a_cpu(device):
         assert "as class large on a code-vectorising compiler" in row.reason
         return
     row = choose(device, 1, 4096, 4096, sources=[])
-    assert row.variant == "wide" and row.params["BS"] <= 16 and row.params["KU"] == 1
+    assert row.variant == "wide" and row.params["BS"] <= 16 and row.params["KU"] == 4
+    assert row.params["BY_COLUMN"] == 1
     assert row.params["tile_y"] * row.params["tile_x"] <= 128 and row.params["KSPLIT"] == 8
     # a tall C: tiles of at most 8 rows of A, the groups shared among the tiles
     column, _ = tallskinny_params(device, 4096, 1, 4096)

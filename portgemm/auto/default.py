@@ -16,9 +16,9 @@ from .wide import wide_params
 
 def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
     """(class, why) of a shape on this device: its shape class, except that a compiler
-    that vectorises the code as written (PoCL) takes skinny shapes by their size, since
-    vec's packed panels ran them 1.2-3x faster there than wide and tallskinny (all but
-    the row vector: bench/results/2026-11-22-skinny)."""
+    that vectorises the code as written (PoCL) takes skinny shapes by their size: vec
+    ran the wide ones 1.3-5.9x faster there than wide, and its packed panels a C of 8
+    columns 2x faster than tallskinny (bench/results/2026-11-22-skinny)."""
     own, why = classify(m, n, k)
     if own == "skinny" and compiler_kind(device) == "code-vectorising":
         own = size_class(m, n, k)

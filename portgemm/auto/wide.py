@@ -11,10 +11,11 @@ is busy:
   in flight that Little's law asks for (the tallskinny model's 1 us) gave 2-3x slower
   grids of too few work-items (bench/results/2026-11-22-skinny);
 * on a CPU, one SIMD vector per work-group (a CPU runtime runs a group's vectors one
-  after another) of CPU_ACCUMULATORS values a work-item, one step at a time (the core's
-  out-of-order window overlaps the loads), and layers of CPU_RUN steps of K: shorter
-  runs of more layers kept both cores' prefetchers busier than a few long ones on
-  Intel's runtime (1 x 4096 x 4096: 3.6 ms in 8 layers, 9.4 ms in one).
+  after another) of CPU_ACCUMULATORS values a work-item, four rows of B streamed side by
+  side (BY_COLUMN; 1 x 8192 x 8192 on Intel's runtime: 13.5 ms, 19 ms one row at a
+  time), and
+  layers of CPU_RUN steps of K: shorter runs of more layers kept both cores busier than
+  a few long ones (1 x 4096 x 4096: 3.6 ms in 8 layers, 9.4 ms in one).
 
 Either way no work-item sums more than MAX_TERMS products in sequence (float32's error
 grows with a sequential sum's length), nor a layer fewer than MIN_TERMS steps of K.
@@ -35,6 +36,7 @@ GPU_STEPS = 8           # ... for this many steps at once
 FILL = 0.5              # of the work-items a GPU holds at once
 CPU_ACCUMULATORS = 128  # 8 x 16 ran 2x faster than 8 x 8 on Intel's runtime (8 x 4096 x 4096)
 CPU_COLUMNS = 64        # at most, for C of one or two rows
+CPU_STEPS = 4           # rows of B a CPU work-item reads side by side
 CPU_RUN = 512           # steps of K a layer takes on a CPU
 MAX_SPLIT = 256
 
@@ -48,7 +50,7 @@ def wide_params(device: Device, m: int, n: int, k: int,
     accurate = ceil(k / MAX_TERMS)
     if cpu:
         size = 1 << max(0, known.simd - 1).bit_length()
-        cols, steps = min(CPU_COLUMNS, CPU_ACCUMULATORS // rows), 1
+        cols, steps = min(CPU_COLUMNS, CPU_ACCUMULATORS // rows), CPU_STEPS
         split = ceil(k / CPU_RUN)
         fill = f"runs of {CPU_RUN} steps of K"
     else:
@@ -59,7 +61,8 @@ def wide_params(device: Device, m: int, n: int, k: int,
         fill = (f"{blocks} blocks of C in layers of {blocks * size} work-items, for "
                 f"{FILL:g} of the {known.slots} the device holds")
     split = max(1, min(max(split, accurate), MAX_SPLIT, k // MIN_TERMS))
-    params = {"BS": size, "tile_y": rows, "tile_x": cols, "KU": steps, "KSPLIT": split}
+    params = {"BS": size, "tile_y": rows, "tile_x": cols, "KU": steps,
+              "BY_COLUMN": int(cpu), "KSPLIT": split}
     why = (f"{'CPU' if cpu else 'GPU'} rules: BS={size} along N, {rows} x {cols} of C a work-item, "
            f"KSPLIT={split} ({fill}; each work-item sums at most {MAX_TERMS} terms)")
     return params, why

@@ -2,7 +2,8 @@
 
 kernels_cl/wide.cl: the work-items of a group of ``BS`` run along N, each keeping
 tile_y x tile_x of C (its columns BS apart, so a group's loads of a row of B are
-contiguous), adding its products over K in sequence, ``KU`` steps' loads at a time;
+contiguous), adding its products over K in sequence, ``KU`` steps at a time (all their
+loads first, or column by column with ``BY_COLUMN=1``, for CPUs);
 ``KSPLIT`` layers of groups over runs of K (kernels_cl/splitk.h) write partial products
 that reduce.cl adds in order: deterministic. The row vector times a matrix (1 x K times
 K x N) is its first case: a GEMM tile kernel wastes its rows there, and tallskinny's
@@ -14,7 +15,7 @@ from __future__ import annotations
 from math import ceil
 
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, restriction, split_along_k
+from .base import LaunchPlan, Params, Variant, restriction, split_along_k, switches
 from .phvm import POWERS_OF_TWO
 
 
@@ -28,11 +29,12 @@ class Wide(Variant):
     source_file = "wide.cl"
     summary = ("few rows of C, many columns: work-items along N over coalesced rows of B, "
                "K split across layers of groups and summed in order (deterministic)")
-    space = {"BS": [16] + POWERS_OF_TWO[:-1], "tile_y": [1, 2, 4, 8],
-             "tile_x": [1, 2, 4, 8, 16, 32, 64], "KU": [1, 2, 4, 8],
+    space = {"BS": [16] + POWERS_OF_TWO[:-1], "tile_y": [1, 2, 4, 8, 16],
+             "tile_x": [1, 2, 4, 8, 16, 32, 64], "KU": [1, 2, 4, 8], "BY_COLUMN": [0, 1],
              "KSPLIT": [2 ** p for p in range(0, 9)]}
-    defaults = {"BS": 256, "tile_y": 1, "tile_x": 4, "KU": 4, "KSPLIT": 1}
-    restrictions = (_power_of_two,)
+    defaults = {"BS": 256, "tile_y": 1, "tile_x": 2, "KU": 8, "BY_COLUMN": 0, "KSPLIT": 1}
+    flags = ("BY_COLUMN",)
+    restrictions = (_power_of_two, switches("BY_COLUMN"))
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, params["BS"]
@@ -46,7 +48,7 @@ class Wide(Variant):
 
     def defines(self, params: Params) -> dict:
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
-                "KU": params["KU"], "KSPLIT": params["KSPLIT"]}
+                "KU": params["KU"], "BY_COLUMN": params["BY_COLUMN"], "KSPLIT": params["KSPLIT"]}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """tile_y shrinks to M where C has fewer rows, KSPLIT to K (no layer without a
