@@ -26,7 +26,7 @@ AWKWARD = [(1, 1, 1), (1, 1000, 1), (1, 997, 1031), (3, 1001, 777), (2, 129, 5),
 @pytest.mark.parametrize("params, order", [
     ({"BS": 16, "tile_y": 1, "tile_x": 64, "KU": 4, "BY_COLUMN": 1, "KSPLIT": 8}, "CC"),  # CPU
     ({"BS": 256, "tile_y": 16, "tile_x": 2, "KU": 8, "KSPLIT": 32}, "CC"),  # the GPU's
-    ({"BS": 32, "tile_y": 4, "tile_x": 3, "KU": 8, "KSPLIT": 3}, "FC"),    # steps left over
+    ({"BS": 48, "tile_y": 4, "tile_x": 3, "KU": 8, "KSPLIT": 3}, "FC"),    # steps left over
     ({"BS": 32, "tile_y": 3, "tile_x": 5, "KU": 4, "BY_COLUMN": 1, "KSPLIT": 5}, "FF"),
     ({"BS": 64, "tile_y": 2, "tile_x": 2, "KU": 2, "KSPLIT": 1}, "CF"),    # whole K, into C
     ({"BS": 16, "tile_y": 8, "tile_x": 16, "KU": 1, "KSPLIT": 300}, "FF"),  # layers past K
@@ -68,8 +68,8 @@ def test_wide_plan():
     whole = impl.plan(3, 1000, 2, impl.resolve({**params, "KSPLIT": 8}))  # no layer past K
     assert whole.ndrange.global_range.sizes[0] == 2
     assert len(impl.plan(3, 1000, 500, impl.resolve({"KSPLIT": 1})).steps) == 1
-    with pytest.raises(portgemm.ParameterError, match="power of two"):
-        impl.resolve({"BS": 48})
+    with pytest.raises(portgemm.ParameterError, match="BY_COLUMN must each be 0 or 1"):
+        impl.resolve({"BY_COLUMN": 2})
 
 
 # --- the class and the routing -----------------------------------------------------------

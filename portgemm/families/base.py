@@ -140,6 +140,11 @@ def restriction(message: str) -> Callable[[Callable[[Params], bool]], Restrictio
     return lambda test: Restriction(test, message)
 
 
+# the work-groups of the families that sum across them by halving (a tree, a butterfly)
+HALVING_GROUPS = Restriction(lambda p: p["BS"] & (p["BS"] - 1) == 0,
+                             "BS must be a power of two (the work-group sums by halving)")
+
+
 def switches(*names: str) -> Restriction:
     """The restriction that each of ``names`` (on/off parameters) is 0 or 1."""
     return Restriction(lambda p: all(p[name] in (0, 1) for name in names),

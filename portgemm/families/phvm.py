@@ -17,16 +17,12 @@ from math import ceil
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import GEMM_KERNEL_ARGS, LaunchPlan, Params, Step, Variant, restriction, switches
+from .base import (GEMM_KERNEL_ARGS, HALVING_GROUPS, LaunchPlan, Params, Step, Variant,
+                   switches)
 
 POWERS_OF_TWO = [2 ** p for p in range(5, 11)]  # 32 ... 1024
 INT_LIMIT = 2 ** 31 - 1
 MAX_ELEMENT_LAUNCHES = 4096  # C of more elements than this takes ELEMENT_LAUNCHES=0
-
-
-@restriction("BS must be a power of two (the work-group sums by halving)")
-def _power_of_two(p: Params) -> bool:
-    return p["BS"] & (p["BS"] - 1) == 0
 
 
 class Phvm(Variant):
@@ -37,7 +33,7 @@ class Phvm(Variant):
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO}
     defaults = {"GS": 128, "BS": 256, "ELEMENT_LAUNCHES": 0}
     flags = ("ELEMENT_LAUNCHES",)
-    restrictions = (_power_of_two, switches("ELEMENT_LAUNCHES"))
+    restrictions = (HALVING_GROUPS, switches("ELEMENT_LAUNCHES"))
     coalesced = 1
 
     def work_group(self, params: Params) -> tuple[int, int]:

@@ -17,17 +17,12 @@ from math import ceil
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import (LaunchPlan, Params, Variant, pocl_5_or_later, reduce_step, restriction,
-                   switches)
+from .base import (HALVING_GROUPS, LaunchPlan, Params, Variant, pocl_5_or_later, reduce_step,
+                   restriction, switches)
 from .phvm import INT_LIMIT, POWERS_OF_TWO
 
 LOCAL_BYTES = 16384  # local memory for the group's sums, well inside every device's 32 KB+
 LANES = 32  # the run of work-items a butterfly (REDUCE=1) exchanges across
-
-
-@restriction("BS must be a power of two (the work-group sums by halving)")
-def _power_of_two(p: Params) -> bool:
-    return p["BS"] & (p["BS"] - 1) == 0
 
 
 @restriction(f"REDUCE=1 needs BS >= {LANES} (its butterfly runs across {LANES} work-items)")
@@ -53,7 +48,7 @@ class TallSkinny(Variant):
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
                 "TG": 1, "KU": 1}
     flags = ("REDUCE", "FUSE")
-    restrictions = (_power_of_two, switches("REDUCE", "FUSE"), _butterfly_lanes)
+    restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE"), _butterfly_lanes)
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)

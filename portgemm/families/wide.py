@@ -15,13 +15,8 @@ from __future__ import annotations
 from math import ceil
 
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, restriction, split_along_k, switches
+from .base import LaunchPlan, Params, Variant, split_along_k, switches
 from .phvm import POWERS_OF_TWO
-
-
-@restriction("BS must be a power of two")
-def _power_of_two(p: Params) -> bool:
-    return p["BS"] & (p["BS"] - 1) == 0
 
 
 class Wide(Variant):
@@ -34,7 +29,7 @@ class Wide(Variant):
              "KSPLIT": [2 ** p for p in range(0, 9)]}
     defaults = {"BS": 256, "tile_y": 1, "tile_x": 2, "KU": 8, "BY_COLUMN": 0, "KSPLIT": 1}
     flags = ("BY_COLUMN",)
-    restrictions = (_power_of_two, switches("BY_COLUMN"))
+    restrictions = (switches("BY_COLUMN"),)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, params["BS"]
