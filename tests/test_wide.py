@@ -9,6 +9,7 @@ import pytest
 import portgemm
 from portgemm.auto import choose
 from portgemm.auto.compiler import compiler_kind
+from portgemm.auto.default import SKINNY_LIMITS
 from portgemm.auto.shapes import class_order, classify
 from portgemm.auto.tallskinny import tallskinny_params
 from portgemm.auto.wide import MAX_TERMS, wide_params
@@ -74,15 +75,19 @@ def test_wide_plan():
 
 # --- the class and the routing -----------------------------------------------------------
 
-@pytest.mark.parametrize("shape, expected", [
-    ((1, 4096, 4096), "skinny"), ((16, 4096, 4096), "skinny"), ((4096, 1, 4096), "skinny"),
-    ((4096, 8, 10), "skinny"), ((17, 4096, 4096), "deep-k"), ((4096, 9, 4096), "deep-k"),
-    ((1, 511, 1000), "medium"), ((8, 8, 1 << 22), "tall-skinny"), ((1, 200, 1 << 20),
-                                                                    "tall-skinny"),
+@pytest.mark.parametrize("shape, expected, on_a_cpu", [
+    ((1, 4096, 4096), "skinny", "skinny"), ((16, 4096, 4096), "skinny", "skinny"),
+    ((32, 4096, 4096), "skinny", "deep-k"), ((33, 4096, 4096), "deep-k", "deep-k"),
+    ((4096, 1, 4096), "skinny", "skinny"), ((4096, 8, 10), "skinny", "skinny"),
+    ((4096, 16, 4096), "skinny", "deep-k"), ((4096, 17, 4096), "deep-k", "deep-k"),
+    ((1, 511, 1000), "medium", "medium"), ((8, 8, 1 << 22), "tall-skinny", "tall-skinny"),
+    ((1, 200, 1 << 20), "tall-skinny", "tall-skinny"),
 ])
-def test_skinny_class(shape, expected):
+def test_skinny_class(shape, expected, on_a_cpu):
+    """A GPU's limits (32 rows, 16 columns) by default, Intel's runtime's (16, 8)."""
     name, why = classify(*shape)
     assert name == expected and why
+    assert classify(*shape, skinny=SKINNY_LIMITS["work-item-vectorising"])[0] == on_a_cpu
     if expected == "skinny":
         assert class_order(*shape) == ["skinny"]
 
@@ -100,6 +105,9 @@ def test_skinny_routes_on_a_gpu():
     assert rows.params["tile_y"] == 12 and rows.params["KSPLIT"] >= 100_000 / MAX_TERMS
     column = choose(device, 4096, 1, 4096, sources=[])
     assert column.variant == "tallskinny" and "512 tiles of C" not in column.reason
+    # C of 32 rows in two blocks of 16 a work-item; 16 columns in tallskinny's tiles
+    assert choose(device, 32, 8192, 8192, sources=[]).params["tile_y"] == 16
+    assert choose(device, 4096, 16, 4096, sources=[]).variant == "tallskinny"
 
 
 def test_skinny_routes_on_a_cpu(device):
@@ -108,9 +116,11 @@ def test_skinny_routes_on_a_cpu(device):
     if compiler_kind(device) == "code-vectorising":  # PoCL: by size, vec's panels won there
         row = choose(device, 1, 4096, 4096, sources=[])
         assert row.variant not in ("wide", "tallskinny")
-        assert "as class large on a code-vectorising compiler" in row.reason
+        assert "not skinny on a code-vectorising compiler" in row.reason
         return
     row = choose(device, 1, 4096, 4096, sources=[])
+    wider = choose(device, 4096, 16, 4096, sources=[])  # panel won at 16 columns
+    assert wider.variant != "tallskinny" and "at most 16 rows or 8 columns" in wider.reason
     assert row.variant == "wide" and row.params["BS"] <= 16 and row.params["KU"] == 4
     assert row.params["BY_COLUMN"] == 1
     assert row.params["tile_y"] * row.params["tile_x"] <= 128 and row.params["KSPLIT"] == 8

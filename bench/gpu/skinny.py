@@ -3,7 +3,8 @@ tiles), what ``auto`` picks against the route such shapes took before (xgemm spl
 K where the shape was deep-K, the size class's entry otherwise), cuBLAS (torch, TF32 off)
 and the device's copy bandwidth, all in one run; then (``--sweep``) the wide kernel's
 KSPLIT, KU, tile_x and loop order and tallskinny's tile rows and GS swept around the
-models' choices, (``--grid``) the wide kernel over a grid of its parameters.
+models' choices, (``--grid``) the wide kernel (or tallskinny, for a tall C) over a grid of its
+parameters.
 
 Kernel times are OpenCL events (median of 10 after 2), operands already on the device;
 the effective bandwidth counts A, B and C once.
@@ -28,9 +29,11 @@ from portgemm.auto.shapes import SIZE_CLASSES, size_class
 from shapes import copy_bandwidth, cublas_ms, kernel_ms
 
 WIDE = [(1, 4096, 4096), (1, 8192, 8192), (1, 16384, 16384), (4, 4096, 4096),
-        (8, 8192, 8192), (16, 8192, 8192), (1, 4096, 1024), (3, 1001, 777), (1, 50000, 1024)]
+        (8, 8192, 8192), (16, 8192, 8192), (1, 4096, 1024), (3, 1001, 777), (1, 50000, 1024),
+        (24, 4096, 4096), (32, 8192, 8192)]
 TALL = [(4096, 1, 4096), (8192, 1, 8192), (16384, 1, 16384), (8192, 4, 8192),
-        (8192, 8, 8192), (50000, 1, 1024)]
+        (8192, 8, 8192), (50000, 1, 1024), (4096, 12, 4096), (4096, 16, 4096),
+        (8192, 16, 8192)]
 
 
 def before(device, m, n, k):
@@ -69,7 +72,7 @@ def measure(device, m, n, k, copy_gbs, rng):
     return row, a_dev, b_dev
 
 
-SWEEP_TALL = {"tile_y": [8, 16, 32, 64], "GS": [1, 2, 4, 8, 16]}
+SWEEP_TALL = {"tile_y": [4, 8, 16, 32, 64], "GS": [1, 2, 4, 8, 16], "KU": [1, 2, 4, 8]}
 
 
 def sweep(a_dev, b_dev, row):
@@ -98,24 +101,32 @@ def sweep(a_dev, b_dev, row):
 
 
 GRID_WIDE = {"tile_x": [1, 2], "KU": [4, 8, 16], "KSPLIT": [32, 64, 128, 256, 512],
-             "BS": [256, 512], "tile_y": [8, 16]}
+             "BS": [256, 512], "tile_y": [8, 16, 32]}
+GRID_TALL = {"tile_y": [4, 8, 16, 32], "tile_x": [4, 8, 16], "BS": [256, 512], "KU": [1, 2],
+             "GS": [1, 2, 4]}
 
 
-def grid(a_dev, b_dev, m):
-    """The wide kernel over the product of GRID_WIDE (tile_y only where C has more than
-    8 rows), fastest first."""
+def grid(a_dev, b_dev, m, n):
+    """A wide C (m <= n) on the wide kernel over the product of GRID_WIDE (tile_y up to
+    C's rows), a tall one on tallskinny over GRID_TALL (tile_x up to C's columns),
+    fastest first, whatever auto chose."""
     import itertools
 
-    names = [name for name in GRID_WIDE if name != "tile_y" or m > 8]
+    variant, space = ("wide", GRID_WIDE) if m <= n else ("tallskinny", GRID_TALL)
+    if variant == "wide":
+        space = {**space, "tile_y": sorted({t for t in space["tile_y"] if t <= m}
+                                           | ({m} if m <= max(space["tile_y"]) else set()))}
+    else:
+        space = {**space, "tile_x": sorted({min(t, n) for t in space["tile_x"]})}
+    fixed = {"REDUCE": 1, "FUSE": 1} if variant == "tallskinny" else {}
     found = []
-    for values in itertools.product(*(GRID_WIDE[name] for name in names)):
-        params = dict(zip(names, values))
-        params.setdefault("tile_y", min(m, 8))
+    for values in itertools.product(*space.values()):
+        params = {**fixed, **dict(zip(space, values))}
         try:
-            ms, _ = kernel_ms(a_dev, b_dev, variant="wide", params=params, reps=5)
+            ms, _ = kernel_ms(a_dev, b_dev, variant=variant, params=params, reps=5)
         except portgemm.ParameterError:
             continue
-        found.append({**params, "kernel_ms": ms})
+        found.append({"variant": variant, **params, "kernel_ms": ms})
     return sorted(found, key=lambda row: row["kernel_ms"])
 
 
@@ -124,13 +135,21 @@ def main():
     p.add_argument("--device", default="gpu")
     p.add_argument("--json", default="skinny.json")
     p.add_argument("--sweep", action="store_true")
-    p.add_argument("--grid", action="store_true", help="the wide kernel's joint grid")
+    p.add_argument("--grid", action="store_true",
+                   help="the wide kernel's (or tallskinny's, for a tall C) joint grid")
     p.add_argument("--only", default="", help="wide or tall")
     p.add_argument("--shapes", default="", help="MxNxK,... in place of the lists (a dry run)")
+    p.add_argument("--space", action="append", default=[], metavar="NAME=V1,V2",
+                   help="replace one parameter's values in the grid")
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     copy_gbs = copy_bandwidth(device)
     print(json.dumps({"device": device.name, "copy_gbs": copy_gbs}), flush=True)
+    for item in args.space:
+        name, values = item.split("=")
+        for space in (GRID_WIDE, GRID_TALL):
+            if name in space:
+                space[name] = [int(v) for v in values.split(",")]
     rng = np.random.default_rng(0)
     rows = []
     shapes = {"wide": WIDE, "tall": TALL}.get(args.only, WIDE + TALL)
@@ -140,8 +159,8 @@ def main():
         row, a_dev, b_dev = measure(device, m, n, k, copy_gbs, rng)
         if args.sweep:
             row["sweep"] = sweep(a_dev, b_dev, row)
-        if args.grid and row["variant"] == "wide":
-            row["grid"] = grid(a_dev, b_dev, m)
+        if args.grid:
+            row["grid"] = grid(a_dev, b_dev, m, n)
             print(json.dumps({"best": row["grid"][:5]}), flush=True)
         rows.append(row)
         print(json.dumps(row), flush=True)

@@ -19,7 +19,7 @@ from .compiler import compiler_kind
 from .database import default_sources, file_stamp
 from .default import default_choice, device_class
 from .lookup import lookup
-from .shapes import OWN_KERNEL_CLASSES, SIZE_CLASSES, size_order
+from .shapes import SIZE_CLASSES, class_order
 from .splitk import fitting_tile, ksplit
 
 MEMO_LIMIT = 1024
@@ -65,8 +65,7 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     if own == "deep-k" and compiler_kind(device) == "gpu":
         return _fitting_tile(device, m, n, k, itemsize, sources, context)
     found, notes = lookup(device, m, n, k, itemsize, sources,
-                          classes=[own] if own in OWN_KERNEL_CLASSES else
-                          size_order(m, n, k) if own in SIZE_CLASSES else None)
+                          classes=class_order(m, n, k, own))
     if found is not None:
         return _split(device, m, n, k, itemsize, found.entry.variant, found.params,
                       f"{context}; {found.reason}", found.entry.source)

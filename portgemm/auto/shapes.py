@@ -4,11 +4,11 @@ A class says what kind of kernel a shape wants, then how large it is:
 
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
-* ``skinny``: C has at most 16 rows or 8 columns and at least 512 of the other (a row
-  vector or a few times a matrix, a matrix times a few columns): bound by reading the
-  large operand once, which a GEMM tile kernel does not do (its tile's rows go to
-  waste); a wide C (few rows) goes to the wide kernel, a tall one (few columns) to
-  tallskinny in tiles (bench/results/2026-11-22-cpu-skinny);
+* ``skinny``: C has at most 32 rows or 16 columns (fewer on CPUs: the caller's limits)
+  and at least 512 of the other (a row vector or a few times a matrix, a matrix times a
+  few columns): bound by reading the large operand once, which a GEMM tile kernel does
+  not do (its tile's rows go to waste); a wide C (few rows) goes to the wide kernel, a
+  tall one (few columns) to tallskinny in tiles (bench/results/2026-11-22-skinny);
 * ``deep-k``: C holds fewer than 256 tiles of 128 x 128 and K >= 4096: too few tiles to
   fill a large device, so K is split across work-groups (xgemm's KSPLIT);
 * otherwise by the largest of M, N, K: ``small`` below 512, ``large`` from 2048,
@@ -30,9 +30,9 @@ OWN_KERNEL_CLASSES = ("tall-skinny", "skinny")  # served by their own kernels al
 SMALL_BELOW, LARGE_FROM = 512, 2048
 TALL_SKINNY_OUTPUT = 256   # M * N at most
 TALL_SKINNY_DEPTH = 64     # K at least this times (M + N)
-SKINNY_ROWS = 16           # C's rows at most this (wide C), or its columns ...
-SKINNY_COLUMNS = 8         # ... at most this (tall C: a tile kernel won from 16 on a CPU),
-SKINNY_LONG = 512          # and its long side at least this
+SKINNY_ROWS = 32           # C's rows at most this (wide C), or its columns ...
+SKINNY_COLUMNS = 16        # ... at most this (tall C), the limits on a GPU ...
+SKINNY_LONG = 512          # ... and its long side at least this
 DEEP_K_TILES = 256         # fewer 128 x 128 tiles of C than this ...
 DEEP_K_FROM = 4096         # ... and K at least this
 
@@ -47,14 +47,15 @@ def shape_class(m: int, n: int, k: int) -> str:
     return classify(m, n, k)[0]
 
 
-def classify(m: int, n: int, k: int) -> tuple[str, str]:
-    """(class, why) of a shape."""
+def classify(m: int, n: int, k: int,
+             skinny: tuple[int, int] = (SKINNY_ROWS, SKINNY_COLUMNS)) -> tuple[str, str]:
+    """(class, why) of a shape; ``skinny`` the most rows and columns of a skinny C."""
+    rows, columns = skinny
     if m * n <= TALL_SKINNY_OUTPUT and k >= TALL_SKINNY_DEPTH * (m + n):
         return "tall-skinny", (f"M*N = {m * n} <= {TALL_SKINNY_OUTPUT} and K = {k} >= "
                                f"{TALL_SKINNY_DEPTH}(M+N) = {TALL_SKINNY_DEPTH * (m + n)}")
-    if (m <= SKINNY_ROWS if m <= n else n <= SKINNY_COLUMNS) and max(m, n) >= SKINNY_LONG:
-        short, long_, most = (("row", "column", SKINNY_ROWS) if m <= n else
-                              ("column", "row", SKINNY_COLUMNS))
+    if (m <= rows if m <= n else n <= columns) and max(m, n) >= SKINNY_LONG:
+        short, long_, most = ("row", "column", rows) if m <= n else ("column", "row", columns)
         return "skinny", (f"C has {min(m, n)} {short}{'s' * (min(m, n) > 1)} (<= "
                           f"{most}) and {max(m, n)} {long_}s (>= {SKINNY_LONG})")
     tiles = m * n / 128 ** 2
@@ -70,9 +71,10 @@ def _size_rule(name: str) -> str:
             "large": f">= {LARGE_FROM}"}[name]
 
 
-def class_order(m: int, n: int, k: int) -> list[str]:
-    """Classes whose entries may serve this shape, nearest first."""
-    own = shape_class(m, n, k)
+def class_order(m: int, n: int, k: int, own: str | None = None) -> list[str]:
+    """Classes whose entries may serve this shape, nearest first; ``own`` its class where
+    the caller classed it (a device's limits), else :func:`shape_class`'s."""
+    own = own or shape_class(m, n, k)
     if own in OWN_KERNEL_CLASSES:
         return [own]
     return ([own] if own == "deep-k" else []) + size_order(m, n, k)

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..auto.shapes import shape_class
+from ..auto.default import device_class
 from ..runtime.device import Device
 
 STATUSES = ("ok", "invalid", "failed", "wrong", "skipped")
@@ -158,7 +158,7 @@ class TuneResult:
         candidate verified on all of that class's sizes."""
         classes: dict[str, list[Size]] = {}
         for size in self.sizes:
-            classes.setdefault(shape_class(*size), []).append(size)
+            classes.setdefault(device_class(self.device, *size)[0], []).append(size)
         entries = []
         stamp = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         for name, sizes in classes.items():
