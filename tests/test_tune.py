@@ -280,8 +280,8 @@ def test_shape_classes_and_best_variant(tmp_path):
         entry(variant="naive", shape_class="large", gflops=70.0, wg_y=16, wg_x=16),
     ]}])
     sources = [("user", dbfile)]
-    assert shapes.shape_class(511, 17, 8) == "small"
-    assert shapes.shape_class(512, 17, 8) == "medium"
+    assert shapes.shape_class(511, 9, 8) == "small"
+    assert shapes.shape_class(512, 9, 8) == "medium"
     assert shapes.shape_class(33, 2048, 64) == "large"
     assert shapes.shape_class(32, 2048, 64) == "skinny"  # few rows of C, many columns
     assert shapes.shape_class(8, 8, 2048) == "tall-skinny"  # the aspect counts first

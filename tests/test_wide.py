@@ -79,12 +79,12 @@ def test_wide_plan():
     ((1, 4096, 4096), "skinny", "skinny"), ((16, 4096, 4096), "skinny", "skinny"),
     ((32, 4096, 4096), "skinny", "deep-k"), ((33, 4096, 4096), "deep-k", "deep-k"),
     ((4096, 1, 4096), "skinny", "skinny"), ((4096, 8, 10), "skinny", "skinny"),
-    ((4096, 16, 4096), "skinny", "deep-k"), ((4096, 17, 4096), "deep-k", "deep-k"),
+    ((4096, 8, 4096), "skinny", "skinny"), ((4096, 9, 4096), "deep-k", "deep-k"),
     ((1, 511, 1000), "medium", "medium"), ((8, 8, 1 << 22), "tall-skinny", "tall-skinny"),
     ((1, 200, 1 << 20), "tall-skinny", "tall-skinny"),
 ])
 def test_skinny_class(shape, expected, on_a_cpu):
-    """A GPU's limits (32 rows, 16 columns) by default, Intel's runtime's (16, 8)."""
+    """A GPU's limits (32 rows, 8 columns) by default, Intel's runtime's (16, 8)."""
     name, why = classify(*shape)
     assert name == expected and why
     assert classify(*shape, skinny=SKINNY_LIMITS["work-item-vectorising"])[0] == on_a_cpu
@@ -105,9 +105,10 @@ def test_skinny_routes_on_a_gpu():
     assert rows.params["tile_y"] == 12 and rows.params["KSPLIT"] >= 100_000 / MAX_TERMS
     column = choose(device, 4096, 1, 4096, sources=[])
     assert column.variant == "tallskinny" and "512 tiles of C" not in column.reason
-    # C of 32 rows in two blocks of 16 a work-item; 16 columns in tallskinny's tiles
+    # C of 32 rows in two blocks of 16 a work-item
     assert choose(device, 32, 8192, 8192, sources=[]).params["tile_y"] == 16
-    assert choose(device, 4096, 16, 4096, sources=[]).variant == "tallskinny"
+    # tallskinny's tiles span a tall C's columns where one work-item holds them
+    assert tallskinny_params(device, 4096, 12, 4096)[0]["tile_x"] == 12
 
 
 def test_skinny_routes_on_a_cpu(device):
@@ -119,8 +120,8 @@ def test_skinny_routes_on_a_cpu(device):
         assert "not skinny on a code-vectorising compiler" in row.reason
         return
     row = choose(device, 1, 4096, 4096, sources=[])
-    wider = choose(device, 4096, 16, 4096, sources=[])  # panel won at 16 columns
-    assert wider.variant != "tallskinny" and "at most 16 rows or 8 columns" in wider.reason
+    wider = choose(device, 32, 4096, 4096, sources=[])  # skinny on a GPU, not here
+    assert wider.variant != "wide" and "at most 16 rows or 8 columns" in wider.reason
     assert row.variant == "wide" and row.params["BS"] <= 16 and row.params["KU"] == 4
     assert row.params["BY_COLUMN"] == 1
     assert row.params["tile_y"] * row.params["tile_x"] <= 128 and row.params["KSPLIT"] == 8

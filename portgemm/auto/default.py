@@ -15,7 +15,8 @@ from .wide import wide_params
 
 
 # The most rows and columns of a skinny C by the kind of compiler, where not a GPU's
-# (shapes.py): on Intel's CPU runtime panel beat tallskinny at 16 columns; on PoCL vec
+# (shapes.py): on Intel's CPU runtime wide was not tried past 16 rows, and panel beat
+# tallskinny at 16 columns (so did xgemm on the H200, at 12 and 16); on PoCL vec
 # ran the wide shapes 1.3-5.9x faster than wide, and a C of 8 columns 2x faster than
 # tallskinny (bench/results/2026-11-22-skinny).
 SKINNY_LIMITS = {"work-item-vectorising": (16, 8), "code-vectorising": (0, 0)}

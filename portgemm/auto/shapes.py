@@ -4,7 +4,7 @@ A class says what kind of kernel a shape wants, then how large it is:
 
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
-* ``skinny``: C has at most 32 rows or 16 columns (fewer on CPUs: the caller's limits)
+* ``skinny``: C has at most 32 rows or 8 columns (fewer rows on CPUs: the caller's limits)
   and at least 512 of the other (a row vector or a few times a matrix, a matrix times a
   few columns): bound by reading the large operand once, which a GEMM tile kernel does
   not do (its tile's rows go to waste); a wide C (few rows) goes to the wide kernel, a
@@ -31,7 +31,7 @@ SMALL_BELOW, LARGE_FROM = 512, 2048
 TALL_SKINNY_OUTPUT = 256   # M * N at most
 TALL_SKINNY_DEPTH = 64     # K at least this times (M + N)
 SKINNY_ROWS = 32           # C's rows at most this (wide C), or its columns ...
-SKINNY_COLUMNS = 16        # ... at most this (tall C), the limits on a GPU ...
+SKINNY_COLUMNS = 8         # ... at most this (tall C), the limits on a GPU ...
 SKINNY_LONG = 512          # ... and its long side at least this
 DEEP_K_TILES = 256         # fewer 128 x 128 tiles of C than this ...
 DEEP_K_FROM = 4096         # ... and K at least this
