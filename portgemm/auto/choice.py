@@ -23,6 +23,11 @@ from .shapes import SIZE_CLASSES, class_order
 from .splitk import fitting_tile, ksplit
 
 MEMO_LIMIT = 1024
+# C of at most this many rows reads B in place rather than packed (panel, vec: PACKED=0):
+# from 17 to 32 rows (N, K 1000-4096) panel ran 1.1-2.1x faster unpacked on Intel's
+# runtime, vec 1.04-2x on PoCL; at 64 rows level on Intel, vec 1.3x slower unpacked
+# (bench/results/2026-11-22-skinny/packing-*.txt)
+UNPACKED_ROWS = 32
 
 
 @dataclass(frozen=True)
@@ -67,20 +72,25 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     found, notes = lookup(device, m, n, k, itemsize, sources,
                           classes=class_order(m, n, k, own))
     if found is not None:
-        return _split(device, m, n, k, itemsize, found.entry.variant, found.params,
+        return _fit_to_shape(device, m, n, k, itemsize, found.entry.variant, found.params,
                       f"{context}; {found.reason}", found.entry.source)
     variant, params, reason = default_choice(device, m, n, k, itemsize)
     if notes:
         reason += "; passed over: " + "; ".join(notes)
-    return _split(device, m, n, k, itemsize, variant, params, reason, "model")
+    return _fit_to_shape(device, m, n, k, itemsize, variant, params, reason, "model")
 
 
-def _split(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
-           params: dict, reason: str, source: str) -> Choice:
-    """The choice, with K split by the model where the family can split: a C of few
+def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
+                  params: dict, reason: str, source: str) -> Choice:
+    """The choice, fitted to the shape: B read in place where C has few rows
+    (UNPACKED_ROWS), and K split by the model where the family can split: a C of few
     tiles, or an uneven last wave of them, gains; an even one keeps KSPLIT 1. Tuned
     parameters that say how (KSPLIT > 1) stand unless the model predicts far better."""
     impl = get_variant(variant)
+    if params.get("PACKED") and m <= UNPACKED_ROWS:
+        params = impl.check({**params, "PACKED": 0}, device, itemsize)
+        reason += (f"; B read in place (PACKED=0) for a C of {m} rows (<= {UNPACKED_ROWS}: "
+                   f"packing B costs a pass over it that few rows do not repay)")
     if impl.block(params) is not None:
         split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
         if split != params.get("KSPLIT", 1):
@@ -111,6 +121,6 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
         return Choice(variant, params, reason, "model")
     variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n)]
     rows, cols, _ = get_variant(variant).block(params)
-    return _split(device, m, n, k, itemsize, variant, params,
+    return _fit_to_shape(device, m, n, k, itemsize, variant, params,
                   f"{context}; {variant} tile {rows}x{cols} from the {origin} (the "
                   f"largest inside C of {len(tiles)})", source)
