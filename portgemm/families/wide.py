@@ -34,6 +34,9 @@ class Wide(Variant):
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, params["BS"]
 
+    # block() stays None: auto's tile-wave split model is not for this kernel; its layers
+    # come from portgemm/auto/wide.py
+
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]
 
