@@ -30,10 +30,10 @@
 #define TM 1        // rows of C a work-item keeps
 #endif
 #ifndef TN
-#define TN 4        // columns of C a work-item keeps, BS apart
+#define TN 2        // columns of C a work-item keeps, BS apart
 #endif
 #ifndef KU
-#define KU 4        // steps of K whose loads a work-item issues before their products
+#define KU 8        // steps of K a work-item takes at a time
 #endif
 #ifndef BY_COLUMN
 #define BY_COLUMN 0 // 1: the KU steps column by column (CPUs); 0: all their loads first

@@ -9,8 +9,7 @@ import pytest
 import portgemm
 from portgemm.auto import choose
 from portgemm.auto.compiler import compiler_kind
-from portgemm.auto.default import SKINNY_LIMITS
-from portgemm.auto.shapes import class_order, classify
+from portgemm.auto.shapes import SKINNY_LIMITS, class_order, classify
 from portgemm.auto.tallskinny import tallskinny_params
 from portgemm.auto.wide import MAX_TERMS, wide_params
 from portgemm.families import get_variant

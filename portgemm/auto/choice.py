@@ -17,9 +17,9 @@ from ..runtime.device import Device
 from ..families import get_variant
 from .compiler import compiler_kind
 from .database import default_sources, file_stamp
-from .default import default_choice, device_class
+from .default import default_choice
 from .lookup import lookup
-from .shapes import SIZE_CLASSES, class_order
+from .shapes import SIZE_CLASSES, class_order, device_class
 from .splitk import fitting_tile, ksplit
 
 MEMO_LIMIT = 1024
@@ -73,7 +73,7 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
                           classes=class_order(m, n, k, own))
     if found is not None:
         return _fit_to_shape(device, m, n, k, itemsize, found.entry.variant, found.params,
-                      f"{context}; {found.reason}", found.entry.source)
+                             f"{context}; {found.reason}", found.entry.source)
     variant, params, reason = default_choice(device, m, n, k, itemsize)
     if notes:
         reason += "; passed over: " + "; ".join(notes)
@@ -122,5 +122,5 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
     variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n)]
     rows, cols, _ = get_variant(variant).block(params)
     return _fit_to_shape(device, m, n, k, itemsize, variant, params,
-                  f"{context}; {variant} tile {rows}x{cols} from the {origin} (the "
-                  f"largest inside C of {len(tiles)})", source)
+                         f"{context}; {variant} tile {rows}x{cols} from the {origin} (the "
+                         f"largest inside C of {len(tiles)})", source)

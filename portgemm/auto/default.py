@@ -9,30 +9,9 @@ from typing import Any
 from ..families import get_variant
 from ..runtime.device import Device
 from .compiler import compiler_kind
-from .shapes import OWN_KERNEL_CLASSES, SKINNY_COLUMNS, SKINNY_ROWS, classify
+from .shapes import OWN_KERNEL_CLASSES, device_class
 from .tallskinny import tallskinny_params
 from .wide import wide_params
-
-
-# The most rows and columns of a skinny C by the kind of compiler, where not a GPU's
-# (shapes.py): on Intel's CPU runtime wide was not tried past 16 rows, and panel beat
-# tallskinny at 16 columns (so did xgemm on the H200, at 12 and 16); on PoCL vec
-# ran the wide shapes 1.3-5.9x faster than wide, and a C of 8 columns 2x faster than
-# tallskinny (bench/results/2026-11-22-skinny).
-SKINNY_LIMITS = {"work-item-vectorising": (16, 8), "code-vectorising": (0, 0)}
-
-
-def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
-    """(class, why) of a shape on this device: its shape class, with the skinny class's
-    limits of the device's kind of compiler."""
-    kind = compiler_kind(device)
-    own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, (SKINNY_ROWS, SKINNY_COLUMNS)))
-    if own != "skinny" and classify(m, n, k)[0] == "skinny":
-        rows, columns = SKINNY_LIMITS[kind]
-        why += (f"; not skinny on a {kind} compiler, " +
-                (f"which takes at most {rows} rows or {columns} columns" if rows else
-                 "where the size classes' kernels ran these faster"))
-    return own, why
 
 
 def default_choice(device: Device, m: int, n: int, k: int,

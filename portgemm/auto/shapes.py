@@ -4,25 +4,29 @@ A class says what kind of kernel a shape wants, then how large it is:
 
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
-* ``skinny``: C has at most 32 rows or 8 columns (fewer rows on CPUs: the caller's limits)
-  and at least 512 of the other (a row vector or a few times a matrix, a matrix times a
-  few columns): bound by reading the large operand once, which a GEMM tile kernel does
-  not do (its tile's rows go to waste); a wide C (few rows) goes to the wide kernel, a
-  tall one (few columns) to tallskinny in tiles (bench/results/2026-11-22-skinny);
+* ``skinny``: C has at most 32 rows or 8 columns (:func:`device_class`: fewer rows on a
+  CPU, none on PoCL) and at least 512 of the other (a row vector or a few rows times a
+  matrix, a matrix times a few columns): bound by reading the large operand once, which
+  a GEMM tile kernel does not do (its tile's rows go to waste); a wide C (few rows) goes
+  to the wide kernel, a tall one (few columns) to tallskinny in tiles
+  (bench/results/2026-11-22-skinny);
 * ``deep-k``: C holds fewer than 256 tiles of 128 x 128 and K >= 4096: too few tiles to
   fill a large device, so K is split across work-groups (xgemm's KSPLIT);
 * otherwise by the largest of M, N, K: ``small`` below 512, ``large`` from 2048,
   ``medium`` between.
 
 :func:`class_order` lists the classes whose entries may serve a shape, nearest first: a
-tall-skinny or skinny shape only its own (no other kernel is fit for it), a deep-K shape its own
-and then the size classes (their tile shapes, with the split chosen by the model), an
+tall-skinny or skinny shape only its own (no other kernel is fit for it), a deep-K shape
+its own and then the size classes (their tile shapes, with the split chosen by the model), an
 ordinary shape the size classes by distance of log(max dim) from each class's range.
 """
 
 from __future__ import annotations
 
 import math
+
+from ..runtime.device import Device
+from .compiler import compiler_kind
 
 SIZE_CLASSES = ("small", "medium", "large")
 SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "tall-skinny", "skinny")
@@ -92,3 +96,24 @@ def size_order(m: int, n: int, k: int) -> list[str]:
         low, high = bounds[name]
         return 0.0 if name == nearest else min(abs(biggest - low), abs(biggest - high))
     return sorted(SIZE_CLASSES, key=lambda name: (distance(name), name != nearest))
+
+
+# The most rows and columns of a skinny C by the kind of compiler, where not a GPU's
+# (SKINNY_ROWS, SKINNY_COLUMNS): on Intel's CPU runtime wide was not tried past 16 rows,
+# and panel beat tallskinny at 16 columns (so did xgemm on the H200, at 12 and 16); on
+# PoCL vec ran the wide shapes 1.3-5.9x faster than wide, and a C of 8 columns 2x faster
+# than tallskinny (bench/results/2026-11-22-skinny).
+SKINNY_LIMITS = {"work-item-vectorising": (16, 8), "code-vectorising": (0, 0)}
+
+
+def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
+    """(class, why) of a shape on this device: its shape class, with the skinny class's
+    limits of the device's kind of compiler."""
+    kind = compiler_kind(device)
+    own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, (SKINNY_ROWS, SKINNY_COLUMNS)))
+    if own != "skinny" and classify(m, n, k)[0] == "skinny":
+        rows, columns = SKINNY_LIMITS[kind]
+        why += (f"; not skinny on a {kind} compiler, " +
+                (f"which takes at most {rows} rows or {columns} columns" if rows else
+                 "where the size classes' kernels ran these faster"))
+    return own, why

@@ -6,15 +6,14 @@ is busy:
 
 * on a GPU, two columns a work-item and eight steps' loads at once, and layers enough
   for half the work-items the device holds (FILL); each layer adds a partial product of
-  C to write and read back, so no more. On the H200 this was within 0-10% of the
-  fastest point of a grid of tile_x x KU x KSPLIT x BS on nine shapes, where the bytes
-  in flight that Little's law asks for (the tallskinny model's 1 us) gave 2-3x slower
-  grids of too few work-items (bench/results/2026-11-22-skinny);
+  C to write and read back, so no more. From a grid of tile_x x KU x KSPLIT x BS on the
+  H200; within 0-6% of a sweep around it on eleven of seventeen skinny shapes there.
+  The bytes in flight that Little's law asks for (the tallskinny model's 1 us) gave
+  2-8x fewer work-items and ran 1.1-2.5x slower (bench/results/2026-11-22-skinny);
 * on a CPU, one SIMD vector per work-group (a CPU runtime runs a group's vectors one
   after another) of CPU_ACCUMULATORS values a work-item, four rows of B streamed side by
   side (BY_COLUMN; 1 x 8192 x 8192 on Intel's runtime: 13.5 ms, 19 ms one row at a
-  time), and
-  layers of CPU_RUN steps of K: shorter runs of more layers kept both cores busier than
+  time), and layers of CPU_RUN steps of K: shorter runs of more layers kept both cores busier than
   a few long ones (1 x 4096 x 4096: 3.6 ms in 8 layers, 9.4 ms in one).
 
 Either way no work-item sums more than MAX_TERMS products in sequence (float32's error
@@ -63,6 +62,6 @@ def wide_params(device: Device, m: int, n: int, k: int,
     split = max(1, min(max(split, accurate), MAX_SPLIT, k // MIN_TERMS))
     params = {"BS": size, "tile_y": rows, "tile_x": cols, "KU": steps,
               "BY_COLUMN": int(cpu), "KSPLIT": split}
-    why = (f"{'CPU' if cpu else 'GPU'} rules: BS={size} along N, {rows} x {cols} of C a work-item, "
-           f"KSPLIT={split} ({fill}; each work-item sums at most {MAX_TERMS} terms)")
+    why = (f"{'CPU' if cpu else 'GPU'} rules: BS={size} along N, {rows} x {cols} of C a "
+           f"work-item, KSPLIT={split} ({fill}; each work-item sums at most {MAX_TERMS} terms)")
     return params, why

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..auto.default import device_class
+from ..auto.shapes import device_class
 from ..runtime.device import Device
 
 STATUSES = ("ok", "invalid", "failed", "wrong", "skipped")
