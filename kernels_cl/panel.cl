@@ -12,14 +12,18 @@
  * The group walks MB rows of C, MR at a time, over one panel of KC steps of K, then the
  * next panel: the KC x NR values of B stay in the core's L1 cache across the MB rows, and
  * C is read and written once a panel.
- * PACKED 1: kernels_cl/pack.cl first copies A and B into panels of MR rows and NR
- * columns, each one contiguous run, and gemm_packed reads those (1.3-1.4x faster at 4096
- * on Intel's runtime: the KC rows of B a panel reads otherwise lie ldb apart).
+ * PACKED 1: kernels_cl/pack.cl first copies B into panels of NR columns, each one
+ * contiguous run (1.3-1.4x faster at 4096 on Intel's runtime: the KC rows of B a panel
+ * reads otherwise lie ldb apart, in a few sets of L1). PACK_A 1: A too, in panels of MR
+ * rows (one stream a work-item instead of MR); it repays its pass over A only where
+ * many groups of columns read A again.
  * -D MR, NV       rows and vectors of columns of a work-item's block of C
  * -D LANES        work-items of a work-group: the runtime's SIMD width
  * -D KC           steps of K of one panel
  * -D MB           rows of C of one work-group (a multiple of MR)
- * -D PACKED       0: gemm reads A and B; 1: gemm_packed reads them packed
+ * -D PACKED       1: B comes packed in panels (ldb = NR, passed: Intel's CPU compiler
+ *                 turned loads at k * NR + lane into gathers where NR was a constant)
+ * -D PACK_A       1: A comes packed in panels (lda unused)
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), or zeros in the packed panels; a group whose columns lie inside N reads
  * B without that clamp, so the runtime sees consecutive addresses across the lanes.
@@ -44,7 +48,10 @@
 #endif
 
 #ifndef PACKED
-#define PACKED 0    // 1: A and B come packed in panels (kernels_cl/pack.cl)
+#define PACKED 0    // 1: B comes packed in panels of NR columns (kernels_cl/pack.cl)
+#endif
+#ifndef PACK_A
+#define PACK_A 0    // 1: A comes packed in panels of MR rows
 #endif
 
 #define NR (NV * LANES)
@@ -72,27 +79,14 @@ inline void panel_product(REAL acc[MR][NV], const int k0, const int k1,
     }
 }
 
-#if PACKED
-#define ARGS const int M, const int N, const int K, __global const REAL *restrict A,     \
-             __global const REAL *restrict B, __global REAL *restrict C, const int ldc,  \
-             const int ldp
-#define KERNEL gemm_packed
-#else
-#define ARGS GEMM_ARGS
-#define KERNEL gemm
-#endif
-
 #if PACKED || !B_COLMAJOR
 #define COL_OFFSET(j) (j)
 #else
 #define COL_OFFSET(j) ((j) * ldb)   /* a column of a column-major B */
 #endif
 
-/* PACKED 0: C = A * B as they lie; 1: from A and B packed by pack.cl (ldp: NR,
- * passed rather than written as a constant: Intel's CPU compiler turned loads at
- * k * NR + lane into gathers) */
 __kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))
-void KERNEL(ARGS)
+void gemm(GEMM_ARGS)
 {
     const int lane = get_local_id(0);
     const int n0 = get_group_id(0) * NR;
@@ -105,22 +99,26 @@ void KERNEL(ARGS)
         clamped[v] = COL_OFFSET(min(cols[v], N - 1));
     }
 #if PACKED
-    /* the group's panel of B, its panels of A: steps of ldp and MR values */
-    __global const REAL *b_panel = B + (long)get_group_id(0) * K * ldp - n0;
-    const int a_row = 1, a_step = MR, b_step = ldp;
-    const bool inside = true;   /* the panels are padded with zeros */
+    /* the group's panel of B: steps of ldb = NR values, zeros past N */
+    __global const REAL *b_panel = B + (long)get_group_id(0) * K * ldb - n0;
+    const int b_step = ldb;
+    const bool inside = true;
 #else
     __global const REAL *b_panel = B;
-    const int a_row = A_COLMAJOR ? 1 : lda, a_step = A_COLMAJOR ? lda : 1;
     const int b_step = B_COLMAJOR ? 1 : ldb;
     const bool inside = !B_COLMAJOR && n0 + NR <= N;  /* else columns clamped, offsets */
+#endif
+#if PACK_A
+    const int a_row = 1, a_step = MR;  /* a panel's steps of MR values, zeros past M */
+#else
+    const int a_row = A_COLMAJOR ? 1 : lda, a_step = A_COLMAJOR ? lda : 1;
 #endif
 
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int k1 = min(K, k0 + KC);
         for (int m0 = m_first; m0 < m_stop; m0 += MR) {
             int rows[MR];
-#if PACKED
+#if PACK_A
             __global const REAL *a_panel = A + (long)m0 * K;
             #pragma unroll
             for (int i = 0; i < MR; ++i)

@@ -23,10 +23,13 @@ FAST = settings(max_examples=10, deadline=None,
 
 PARAMS = {
     "default": None,
-    "unpacked": dict(PACKED=0),
+    "unpacked": dict(PACKED=0, PACK_A=0),
+    "a-packed": dict(PACKED=0, PACK_A=1),
+    "b-packed": dict(PACKED=1, PACK_A=0),
     # panels of K shorter than K, groups of rows shorter than M, a narrow vector
     "short-panels": dict(tile_y=4, tile_x=2, wg_x=8, KC=5, MB=8),
-    "unpacked-short": dict(tile_y=6, tile_x=4, wg_x=4, KC=3, MB=12, PACKED=0),
+    "unpacked-short": dict(tile_y=6, tile_x=4, wg_x=4, KC=3, MB=12, PACKED=0, PACK_A=0),
+    "a-packed-short": dict(tile_y=6, tile_x=4, wg_x=4, KC=3, MB=12, PACKED=0, PACK_A=1),
 }
 # (M, N, K, orders of A and B)
 SHAPES = [(1, 1, 1, "CC"), (2, 3, 7, "FF"), (67, 129, 31, "CF"), (129, 67, 257, "FC"),
@@ -59,30 +62,31 @@ def test_panel_float64(device, name):
 
 @FAST
 @given(m=DIMS, n=DIMS, k=DIMS, orders=ORDERS, packed=st.sampled_from([0, 1]),
-       seed=st.integers(0, 2**16))
-def test_panel_random_shapes(device, m, n, k, orders, packed, seed):
-    run_checked(device, dict(tile_y=4, tile_x=3, wg_x=8, KC=16, MB=16, PACKED=packed),
-                m, n, k, orders, seed=seed)
+       pack_a=st.sampled_from([0, 1]), seed=st.integers(0, 2**16))
+def test_panel_random_shapes(device, m, n, k, orders, packed, pack_a, seed):
+    run_checked(device, dict(tile_y=4, tile_x=3, wg_x=8, KC=16, MB=16, PACKED=packed,
+                             PACK_A=pack_a), m, n, k, orders, seed=seed)
 
 
 def test_packed_and_unpacked_agree(any_device):
     """The packed panels hold A and B's values in the order the unpacked kernel reads
-    them: the two give the same C, to the last bit."""
+    them: the four ways (A, B, both or neither packed) give the same C, to the last bit."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((45, 300), dtype=np.float32)
     b = rng.standard_normal((300, 70), dtype=np.float32)
-    packed = portgemm.matmul(a, b, device=any_device, variant="panel",
-                             params=dict(tile_y=4, tile_x=2, wg_x=8, KC=64, MB=16))
-    unpacked = portgemm.matmul(a, b, device=any_device, variant="panel",
-                               params=dict(tile_y=4, tile_x=2, wg_x=8, KC=64, MB=16, PACKED=0))
-    assert np.array_equal(packed, unpacked)
+    shape = dict(tile_y=4, tile_x=2, wg_x=8, KC=64, MB=16)
+    results = [portgemm.matmul(a, b, device=any_device, variant="panel",
+                               params=dict(shape, PACKED=packed, PACK_A=pack_a))
+               for packed in (0, 1) for pack_a in (0, 1)]
+    for other in results[1:]:
+        assert np.array_equal(results[0], other)
 
 
 def test_packed_plan_is_three_launches():
     panel = get_variant("panel")
-    params = panel.resolve(dict(tile_y=8, tile_x=3, wg_x=16, KC=256, MB=256))
+    params = panel.resolve(dict(tile_y=8, tile_x=3, wg_x=16, KC=256, MB=256, PACK_A=1))
     plan = panel.plan(1000, 100, 513, params)
-    assert [s.kernel for s in plan.steps] == ["pack_b", "pack_a", "gemm_packed"]
+    assert [s.kernel for s in plan.steps] == ["pack_b", "pack_a", "gemm"]
     assert [s.source_file for s in plan.steps] == ["pack.cl", "pack.cl", ""]
     assert dict(plan.steps[0].defines)["PACK_WIDTH"] == 48
     assert dict(plan.steps[1].defines)["PACK_HEIGHT"] == 8
@@ -91,9 +95,17 @@ def test_packed_plan_is_three_launches():
     assert plan.steps[0].ndrange.global_range.sizes == (3, 3 * 16)     # K in 3 slabs of 256
     assert plan.steps[1].ndrange.global_range.sizes == (3, 125 * 16)
     assert plan.steps[2].ndrange.global_range.sizes == (4, 3 * 16)     # 1000 rows, 256 a group
-    assert plan.steps[2].args[-1] == 48
-    unpacked = panel.plan(1000, 100, 513, dict(params, PACKED=0))
+    assert plan.steps[2].args == ("M", "N", "K", "W1", "lda", "W0", 48, "C", "ldc")
+    unpacked = panel.plan(1000, 100, 513, dict(params, PACKED=0, PACK_A=0))
     assert [s.kernel for s in unpacked.steps] == ["gemm"] and not unpacked.workspace
+    # one operand packed: one packing launch, the other operand read where it lies
+    b_only = panel.plan(1000, 100, 513, dict(params, PACK_A=0))
+    assert [s.kernel for s in b_only.steps] == ["pack_b", "gemm"]
+    assert b_only.steps[1].args == ("M", "N", "K", "A", "lda", "W0", 48, "C", "ldc")
+    a_only = panel.plan(1000, 100, 513, dict(params, PACKED=0))
+    assert [s.kernel for s in a_only.steps] == ["pack_a", "gemm"]
+    assert a_only.steps[1].args == ("M", "N", "K", "W0", "lda", "B", "ldb", "C", "ldc")
+    assert a_only.workspace == (125 * 8 * 513,)
 
 
 def test_packed_panels_past_the_index_limit_are_refused():
@@ -101,6 +113,8 @@ def test_packed_panels_past_the_index_limit_are_refused():
     params = panel.resolve(None)
     with pytest.raises(portgemm.ParameterError, match="PACKED=0"):
         panel.plan(8, 50000, 50000, params)
+    with pytest.raises(portgemm.ParameterError, match="PACK_A=0"):
+        panel.plan(50000, 8, 50000, dict(params, PACKED=0, PACK_A=1))
 
 
 @pytest.mark.parametrize("bad, named", [

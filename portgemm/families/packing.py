@@ -1,5 +1,6 @@
 """Launches that copy A or B into contiguous panels before a GEMM kernel reads them
-(kernels_cl/pack.cl): what ``panel`` and ``vec`` do with ``PACKED=1``.
+(kernels_cl/pack.cl): what ``panel`` and ``vec`` do with ``PACKED=1`` (B) and ``panel``
+with ``PACK_A=1`` (A).
 
 A work-item that walks a few columns of B along all of K reads rows ldb apart, which on
 a CPU share a few L1 sets and each touch another page; packed, its panel is one run.
@@ -24,7 +25,7 @@ def pack_b_step(n: int, k: int, width: int, workspace: str,
     columns into ``workspace``, work-groups of ``lanes`` work-items."""
     panels = ceil(n / width)
     return _step("pack_b", panels, k, lanes, {"PACK_WIDTH": width},
-                 ("N", "K", "B", "ldb", workspace)), _within(panels * width * k, "B")
+                 ("N", "K", "B", "ldb", workspace)), _within(panels * width * k, "B", "PACKED=0")
 
 
 def pack_a_step(m: int, k: int, height: int, workspace: str,
@@ -33,7 +34,7 @@ def pack_a_step(m: int, k: int, height: int, workspace: str,
     rows into ``workspace``."""
     panels = ceil(m / height)
     return _step("pack_a", panels, k, lanes, {"PACK_HEIGHT": height},
-                 ("M", "K", "A", "lda", workspace)), _within(panels * height * k, "A")
+                 ("M", "K", "A", "lda", workspace)), _within(panels * height * k, "A", "PACK_A=0")
 
 
 def _step(kernel: str, panels: int, k: int, lanes: int, shape: dict, args: tuple) -> Step:
@@ -42,8 +43,8 @@ def _step(kernel: str, panels: int, k: int, lanes: int, shape: dict, args: tuple
     return Step(ndrange, defines, kernel, "pack.cl", args)
 
 
-def _within(elements: int, name: str) -> int:
+def _within(elements: int, name: str, instead: str) -> int:
     if elements > INT_LIMIT:
         raise ParameterError(f"{name} packed in panels ({elements} values) exceeds the "
-                             f"kernels' 32-bit index limit {INT_LIMIT}; use PACKED=0")
+                             f"kernels' 32-bit index limit {INT_LIMIT}; use {instead}")
     return elements

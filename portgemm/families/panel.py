@@ -5,8 +5,10 @@ A work-group is one SIMD vector of ``wg_x`` work-items; each holds ``tile_y`` ro
 ``tile_x`` columns of C (its columns ``wg_x`` apart), so a step of K is ``tile_y``
 broadcasts of A, ``tile_x`` vector loads of B and ``tile_y * tile_x`` vector FMAs, with no
 local memory and no barrier. The group walks ``MB`` rows of C over panels of ``KC`` steps
-of K. ``PACKED=1`` first copies A and B into contiguous panels (two more launches and
-two workspaces), which is what lets the panel of B stay in L1.
+of K. ``PACKED=1`` first copies B into contiguous panels (one more launch and a
+workspace), which is what lets the panel of B stay in L1; ``PACK_A=1`` copies A into
+panels of ``tile_y`` rows as well, which repays its pass over A only where many groups of
+columns read A again (``portgemm/auto/choice.py`` decides both by the shape).
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ class Panel(Variant):
                "runtimes that vectorise across work-items)")
     space = {"tile_y": [4, 6, 8, 12], "tile_x": [1, 2, 3, 4, 6], "wg_x": [8, 16],
              "KC": [128, 256, 384, 512], "MB": [96, 128, 192, 256, 384, 512],
-             "PACKED": [0, 1]}
-    defaults = {"tile_y": 8, "tile_x": 3, "wg_x": 16, "KC": 256, "MB": 256, "PACKED": 1}
-    flags = ("PACKED",)
+             "PACKED": [0, 1], "PACK_A": [0, 1]}
+    defaults = {"tile_y": 8, "tile_x": 3, "wg_x": 16, "KC": 256, "MB": 256, "PACKED": 1,
+                "PACK_A": 0}
+    flags = ("PACKED", "PACK_A")
     interleaved_columns = True
-    restrictions = (_whole_tiles, switches("PACKED"))
+    restrictions = (_whole_tiles, switches("PACKED", "PACK_A"))
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, params["wg_x"]
@@ -43,20 +46,35 @@ class Panel(Variant):
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]
 
+    def packed_width(self, params: Params) -> int:
+        """Columns of B one packed panel holds: a work-group's (NR)."""
+        return params["tile_x"] * params["wg_x"]
+
     def defines(self, params: Params) -> dict:
         return {"MR": params["tile_y"], "NV": params["tile_x"], "LANES": params["wg_x"],
-                "KC": params["KC"], "MB": params["MB"], "PACKED": params["PACKED"]}
+                "KC": params["KC"], "MB": params["MB"], "PACKED": params["PACKED"],
+                "PACK_A": params["PACK_A"]}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         rows, lanes = params["tile_y"], params["wg_x"]
-        width = params["tile_x"] * lanes  # NR: columns of C a group holds
+        width = self.packed_width(params)  # NR: columns of C a group holds
         ndrange = NDRange((ceil(m / params["MB"]), ceil(n / width) * lanes), (1, lanes))
         defines = self.checked_defines(params)
-        if not params["PACKED"]:
+        packs, workspace = [], []
+        b, ldb = "B", "ldb"
+        if params["PACKED"]:
+            pack_b, packed_b = pack_b_step(n, k, width, f"W{len(workspace)}", lanes)
+            b, ldb = f"W{len(workspace)}", width
+            packs.append(pack_b)
+            workspace.append(packed_b)
+        a = "A"
+        if params["PACK_A"]:
+            pack_a, packed_a = pack_a_step(m, k, rows, f"W{len(workspace)}", lanes)
+            a = f"W{len(workspace)}"
+            packs.append(pack_a)
+            workspace.append(packed_a)
+        if not packs:
             return LaunchPlan(ndrange, defines)
-        pack_b, packed_b = pack_b_step(n, k, width, "W0", lanes)
-        pack_a, packed_a = pack_a_step(m, k, rows, "W1", lanes)
-        product = Step(ndrange, defines, "gemm_packed", "",
-                       ("M", "N", "K", "W1", "W0", "C", "ldc", width))
-        return LaunchPlan.starting_with(pack_b, more=(pack_a, product),
-                                        workspace=(packed_b, packed_a))
+        product = Step(ndrange, defines, args=("M", "N", "K", a, "lda", b, ldb, "C", "ldc"))
+        return LaunchPlan.starting_with(packs[0], more=(*packs[1:], product),
+                                        workspace=tuple(workspace))
