@@ -224,7 +224,7 @@ def test_database_precedence_and_fallbacks(acme_dbs):
     assert "type device match" in by_type.reason
     nothing = pick(fake_device(vendor="Other Corp", type="cpu"))
     assert nothing.source == "model" and "no tuning entry for this device" in nothing.reason
-    small = choose(fake_device(vendor="Other Corp", type="cpu"), 64, 64, 64, sources=[])
+    small = choose(fake_device(vendor="Other Corp", type="cpu"), 256, 256, 256, sources=[])
     assert (nothing.variant, nothing.params) == (small.variant, small.params)
     # a float64 GEMM does not take float32 entries
     assert choose(dev, 1024, 1024, 1024, 8, sources=sources).source == "model"

@@ -16,6 +16,7 @@ import portgemm
 from portgemm.auto import choose
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.default import default_choice, ordinary_candidates
+from portgemm.auto.packing import fit_packing
 from portgemm.auto.shapes import SIZE_CLASSES
 from portgemm.families import get_variant
 from portgemm.tune import __main__ as tune_cli
@@ -145,11 +146,14 @@ def test_quick_cli_saves_and_auto_uses_it(device, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "saved" in out and "variant='auto' uses it" in out
     saved = json.loads(database.read_text())["devices"]
-    params = saved[0]["entries"][0]["params"]
+    entry = saved[0]["entries"][0]
     for size in (64, 1024, 4096):  # small, medium and large all take it
         chosen = choose(device, size, size, size, 4, sources=[("user", database)])
-        # the entry as saved, except that auto may split K where C has few tiles for the
-        # device (a GPU's small class): the entry's KSPLIT 1 says "not decided"
+        # the entry as saved and fitted to the shape (a packing family's tile and
+        # packing), except that auto may split K where C has few tiles for the device (a
+        # GPU's small class): the entry's KSPLIT 1 says "not decided"
+        params = fit_packing(get_variant(entry["variant"]), entry["params"], size, size,
+                             size)[0]
         split = chosen.params.get("KSPLIT", 1)
         assert chosen.source == "user" and chosen.params == {**params, "KSPLIT": split} \
             if "KSPLIT" in params else chosen.params == params

@@ -134,15 +134,6 @@ def test_skinny_routes_on_a_cpu(device):
     assert narrow["KSPLIT"] == 1 and narrow["tile_y"] == 3
 
 
-def test_few_rows_read_b_in_place(device):
-    """A packing family's entry (panel, vec) reads B in place for a C of <= 32 rows."""
-    few, many = choose(device, 24, 1000, 3001), choose(device, 128, 1000, 3001)
-    if "PACKED" not in few.params or not many.params.get("PACKED"):
-        pytest.skip("the device's entries do not pack B")
-    assert few.params["PACKED"] == 0 and "B read in place (PACKED=0)" in few.reason
-    assert "read in place" not in many.reason
-
-
 def test_auto_runs_skinny_shapes(device):
     by_size = compiler_kind(device) == "code-vectorising"
     for (m, n, k), variant in [((1, 600, 3000), "wide"), ((700, 3, 1000), "tallskinny"),

@@ -19,15 +19,11 @@ from .compiler import compiler_kind
 from .database import default_sources, file_stamp
 from .default import default_choice
 from .lookup import lookup
+from .packing import fit_packing
 from .shapes import SIZE_CLASSES, class_order, device_class
 from .splitk import fitting_tile, ksplit
 
 MEMO_LIMIT = 1024
-# C of at most this many rows reads B in place rather than packed (panel, vec: PACKED=0):
-# from 17 to 32 rows (N, K 1000-4096) panel ran 1.1-2.1x faster unpacked on Intel's
-# runtime, vec 1.04-2x on PoCL; at 64 rows level on Intel, vec 1.3x slower unpacked
-# (bench/results/2026-11-22-skinny/packing-*.txt)
-UNPACKED_ROWS = 32
 
 
 @dataclass(frozen=True)
@@ -82,15 +78,16 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
 
 def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
                   params: dict, reason: str, source: str) -> Choice:
-    """The choice, fitted to the shape: B read in place where C has few rows
-    (UNPACKED_ROWS), and K split by the model where the family can split: a C of few
-    tiles, or an uneven last wave of them, gains; an even one keeps KSPLIT 1. Tuned
-    parameters that say how (KSPLIT > 1) stand unless the model predicts far better."""
+    """The choice, fitted to the shape: a packing family's tile and packing
+    (:mod:`portgemm.auto.packing`), and K split by the model where the family can split:
+    a C of few tiles, or an uneven last wave of them, gains; an even one keeps KSPLIT 1.
+    Tuned parameters that say how (KSPLIT > 1) stand unless the model predicts far
+    better."""
     impl = get_variant(variant)
-    if params.get("PACKED") and m <= UNPACKED_ROWS:
-        params = impl.check({**params, "PACKED": 0}, device, itemsize)
-        reason += (f"; B read in place (PACKED=0) for a C of {m} rows (<= {UNPACKED_ROWS}: "
-                   f"packing B costs a pass over it that few rows do not repay)")
+    fitted, notes = fit_packing(impl, params, m, n, k)
+    if notes:
+        params = impl.check(fitted, device, itemsize)
+        reason += "; " + "; ".join(notes)
     if impl.block(params) is not None:
         split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
         if split != params.get("KSPLIT", 1):

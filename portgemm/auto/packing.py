@@ -1,0 +1,82 @@
+"""How a packing family (panel, vec: ``PACKED``) lays its tile over one shape and
+whether it packs B first: the choice's parameters, fitted to C.
+
+* **Columns.** A panel work-group holds NR = tile_x * wg_x columns of C; where N is not
+  much more than NR, the last group computes columns past N for nothing (N = 64 with
+  NR = 48: 96 computed). There panel takes the tile_x of its space that pads N least,
+  with as many rows as keep the accumulators near the entry's, at most
+  ``REFIT_ROWS``. On Intel's runtime 4096 x 64 x 4096 ran 2.3x faster as 6 x 4 than
+  as 8 x 3, 4096 x 32 x 4096 2.8x as 8 x 2.
+* **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
+  that reuses its panel of B over many rows of C; a C of few rows does not
+  (``IN_PLACE_ROWS``, per family). Panel with B in place takes panels of K at most
+  ``IN_PLACE_KC`` deep: their rows lie ldb apart, which for a power-of-two ldb puts
+  them all in a few sets of the caches.
+
+Measured: bench/results/2026-11-22-cpu-packing (``bench/packing_ab.py``, ``tune``).
+"""
+
+from __future__ import annotations
+
+from math import ceil
+from typing import Any
+
+from ..families.base import Variant
+
+# rows of C up to which B is read in place: panel on Intel's runtime ran 1.1-1.8x faster
+# in place from 32 to 128 rows, level at 256; vec on PoCL 1.04-2x faster to 32 rows,
+# 1.3x slower at 64 (bench/results/2026-11-22-skinny/packing-*.txt)
+IN_PLACE_ROWS = {"panel": 128, "vec": 32}
+IN_PLACE_KC = 128     # panel's deepest panel of K with B in place
+COLUMN_SLACK = 1.10   # refit panel's tile where its groups compute more columns than this x N
+REFIT_ROWS = 8        # rows of a refitted tile, at most (one stream of A each)
+REFIT_KEEP = 2 / 3    # a refitted tile keeps at least this share of the accumulators
+
+
+def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int,
+                k: int) -> tuple[dict[str, Any], list[str]]:
+    """(parameters fitted to an m x n x k C, what changed and why) for a family that packs
+    B (``PACKED``); other families' parameters come back as they are."""
+    if "PACKED" not in impl.defaults:
+        return params, []
+    notes = []
+    if impl.name == "panel":
+        params, note = _fit_columns(impl, params, n)
+        notes += [note] if note else []
+    rows = IN_PLACE_ROWS.get(impl.name, 0)
+    if params.get("PACKED") and m <= rows:
+        why = f"a C of {m} rows (<= {rows}) does not repay packing it"
+        params = {**params, "PACKED": 0}
+        if "KC" in params and params["KC"] > IN_PLACE_KC:
+            params["KC"] = IN_PLACE_KC
+            why += f"; panels of K {IN_PLACE_KC} deep"
+        notes.append(f"B read in place (PACKED=0): {why}")
+    return params, notes
+
+
+def _fit_columns(impl: Variant, params: dict[str, Any], n: int) -> tuple[dict, str]:
+    lanes = impl.work_group(params)[1]
+    rows, columns = impl.elements_per_item(params)
+
+    def padded(tile_x: int) -> int:
+        return ceil(n / (tile_x * lanes)) * tile_x * lanes
+
+    if padded(columns) <= COLUMN_SLACK * n:
+        return params, ""
+    accumulators = rows * columns
+    tiles = []
+    for tile_x in impl.space["tile_x"]:
+        fitting = [y for y in impl.space["tile_y"]
+                   if y * tile_x <= accumulators and y <= REFIT_ROWS]
+        if fitting and max(fitting) * tile_x >= REFIT_KEEP * accumulators:
+            tiles.append((padded(tile_x), -tile_x, max(fitting)))
+    if not tiles:
+        return params, ""
+    _, minus_x, tile_y = min(tiles)
+    if -minus_x == columns and tile_y == rows:
+        return params, ""
+    fitted = {**params, "tile_y": tile_y, "tile_x": -minus_x,
+              "MB": ceil(params["MB"] / tile_y) * tile_y}
+    return fitted, (f"tile {tile_y} x {-minus_x} for {n} columns (groups of "
+                    f"{-minus_x * lanes}: {padded(-minus_x)} computed, where "
+                    f"{rows} x {columns} computed {padded(columns)})")

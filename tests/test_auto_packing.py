@@ -1,0 +1,90 @@
+"""auto's fitting of a packing family (panel, vec) to the shape: panel's tile refitted
+to a narrow C, B read in place for few rows, other families untouched; and auto's
+fitted choice right on awkward shapes and layouts on every device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import portgemm
+from portgemm.auto import choose
+from portgemm.auto.packing import IN_PLACE_KC, IN_PLACE_ROWS, fit_packing
+from portgemm.families import get_variant
+
+from conftest import assert_close
+
+PANEL = get_variant("panel")
+VEC = get_variant("vec")
+# the shipped AVX-512 entries' tile: 8 x 3 of one 16-lane vector, 48 columns a group
+ENTRY = dict(PANEL.defaults, tile_y=8, tile_x=3, wg_x=16, KC=512, MB=256, PACKED=1)
+
+
+@pytest.mark.parametrize("n, tile", [(64, (6, 4)), (32, (8, 2)), (128, (6, 4)),
+                                     (100, (6, 4)), (16, (8, 2))])
+def test_narrow_c_refits_panel_tile(n, tile):
+    fitted, notes = fit_packing(PANEL, ENTRY, 4096, n, 4096)
+    assert (fitted["tile_y"], fitted["tile_x"]) == tile
+    assert fitted["MB"] % fitted["tile_y"] == 0 and 0 <= fitted["MB"] - ENTRY["MB"] < tile[0]
+    assert any(f"tile {tile[0]} x {tile[1]} for {n} columns" in note for note in notes)
+    PANEL.resolve(fitted)  # a valid point of the family
+
+
+@pytest.mark.parametrize("n", [1000, 4096, 143])
+def test_wide_enough_c_keeps_the_tile(n):
+    fitted, notes = fit_packing(PANEL, ENTRY, 4096, n, 4096)
+    assert fitted == ENTRY and notes == []
+
+
+def test_float64_tile_keeps_its_accumulators():
+    """The float64 entry's 4 x 3 (12 accumulators) becomes 6 x 2 for 64 columns, not a
+    tile of more accumulators than the registers hold."""
+    entry = dict(ENTRY, tile_y=4, MB=128)
+    fitted, _ = fit_packing(PANEL, entry, 4096, 64, 4096)
+    assert (fitted["tile_y"], fitted["tile_x"]) == (6, 2)
+
+
+@pytest.mark.parametrize("impl", [PANEL, VEC], ids=["panel", "vec"])
+def test_few_rows_read_b_in_place(impl):
+    entry = ENTRY if impl is PANEL else dict(VEC.defaults, tile_x=48, PACKED=1)
+    rows = IN_PLACE_ROWS[impl.name]
+    few, notes = fit_packing(impl, entry, rows, 4096, 4096)
+    assert few["PACKED"] == 0 and any("B read in place" in note for note in notes)
+    if impl is PANEL:
+        assert few["KC"] == IN_PLACE_KC
+    many, notes = fit_packing(impl, entry, rows + 1, 4096, 4096)
+    assert many == entry and notes == []
+
+
+def test_other_families_come_back_as_they_are():
+    xgemm = get_variant("xgemm")
+    params = xgemm.resolve({})
+    assert fit_packing(xgemm, params, 7, 5, 3) == (params, [])
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 5000), n=st.integers(1, 5000), k=st.integers(1, 5000),
+       tile=st.sampled_from([(8, 3), (4, 6), (4, 3), (6, 2)]), mb=st.sampled_from([96, 256]))
+def test_fitted_panel_points_are_valid(m, n, k, tile, mb):
+    entry = dict(ENTRY, tile_y=tile[0], tile_x=tile[1], MB=mb // tile[0] * tile[0])
+    fitted, _ = fit_packing(PANEL, entry, m, n, k)
+    assert PANEL.resolve(fitted) == fitted
+    lanes = fitted["wg_x"]
+    padded = -(-n // (fitted["tile_x"] * lanes)) * fitted["tile_x"] * lanes
+    before = -(-n // (tile[1] * lanes)) * tile[1] * lanes
+    assert padded <= before  # never more columns computed for nothing
+
+
+@pytest.mark.parametrize("m, n, k, order", [(512, 64, 300, "CC"), (64, 1000, 513, "CC"),
+                                            (130, 32, 777, "FC"), (3, 100, 50, "CC"),
+                                            (128, 49, 1025, "CF"), (257, 50, 129, "FF")])
+def test_auto_fitted_choice_is_right(device, m, n, k, order):
+    """auto runs its fitted choice (whatever the device's family) and gets C right in
+    every layout, C poisoned first."""
+    rng = np.random.default_rng(m * n)
+    a = np.asarray(rng.standard_normal((m, k), dtype=np.float32), order=order[0])
+    b = np.asarray(rng.standard_normal((k, n), dtype=np.float32), order=order[1])
+    result = portgemm.gemm(a, b, device=device, variant="auto", poison=np.nan)
+    assert_close(result.c, a, b)
+    assert result.params == choose(device, m, n, k).params
