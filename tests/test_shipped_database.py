@@ -6,6 +6,7 @@ import pytest
 import portgemm
 from portgemm.runtime.device import Device
 from portgemm.auto import choose, read_database, shipped_database_paths
+from portgemm.auto.splitk import fitting_tile
 from portgemm.families import get_variant
 
 from conftest import assert_close, usable_devices
@@ -117,6 +118,29 @@ def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
         thin = choose(device, m, n, k)
         assert thin.variant == "xgemm" and (thin.params["MWG"], thin.params["NWG"]) == (64, 64)
         assert thin.params["KSPLIT"] > 1 and "split-K model" in thin.reason
+    # a C of 33-63 rows pads the 64 x 64 tile rather than taking 16 x 16 ones, one of
+    # 65-127 pads wgmma's 128 x 128 tile (bench/results/2026-11-22-h200-fit-tiles:
+    # 1.1-2.9x faster than the largest tile inside C)
+    for m, n, k, tile in ((48, 8192, 8192, (64, 64)), (4096, 33, 4096, (64, 64)),
+                          (100, 4096, 4096, (128, 128)), (4096, 127, 4096, (128, 128))):
+        padded = choose(device, m, n, k)
+        assert get_variant(padded.variant).block(padded.params)[:2] == tile
+
+
+def test_fitting_tile_weighs_padding_against_reuse():
+    """The tile of least padded work per multiply-add: a larger tile past C's edge beats
+    a smaller one inside it while its padding costs less than its reuse gains; of equal
+    ones the least padded wins, then the first."""
+    xgemm = get_variant("xgemm")
+    tiles = [("xgemm", xgemm.resolve(dict(MWG=size, NWG=size, MDIMC=8, NDIMC=8, WARPN=8)))
+             for size in (128, 64, 16)]
+    assert fitting_tile(tiles, 4096, 4096) == 0     # whole tiles: the largest
+    assert fitting_tile(tiles, 48, 8192) == 1       # 64 rows for 48 beat 16-row tiles
+    assert fitting_tile(tiles, 64, 8192) == 1       # 64 x 64 ties 128 x 128, less padded
+    assert fitting_tile(tiles, 100, 8192) == 0      # 128 rows for 100
+    assert fitting_tile(tiles, 16, 16) == 2         # 16 x 16 C: its own tile
+    assert fitting_tile(tiles, 20, 20) == 2         # 32 x 32 in 16s beats 64 x 64 padded
+    assert fitting_tile(tiles + [tiles[1]], 48, 8192) == 1  # the same tile twice: the first
 
 
 @pytest.mark.parametrize("gpu, capability, variant", [

