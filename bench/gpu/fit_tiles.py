@@ -6,6 +6,12 @@ TF32 off), all in one run. Kernel times are OpenCL events (median of 10 after 2)
 operands already on the device.
 
     python3 bench/gpu/fit_tiles.py --json fit_tiles.json
+
+With --ordinary, shapes of the size classes instead: what ``auto`` runs (their entry's
+tile) as "before", against the tile the deep-K rule would fit to C, split by the model,
+as "now".
+
+    python3 bench/gpu/fit_tiles.py --ordinary --shapes 48x8192x1024,4096x48x2048
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ def main():
     p.add_argument("--device", default="gpu")
     p.add_argument("--shapes", default=SHAPES)
     p.add_argument("--json", default="fit_tiles.json")
+    p.add_argument("--ordinary", action="store_true",
+                   help="auto's choice against the fitted tile (shapes of the size classes)")
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     print(device.description, flush=True)
@@ -54,13 +62,17 @@ def main():
         b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
         ref = a.astype(np.float64) @ b
         a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
-        now = choose(device, m, n, k)
-        fitting = choice.fitting_tile
-        choice.fitting_tile = largest_inside
-        try:
-            before = choice._fitting_tile(device, m, n, k, 4, default_sources(), "")
-        finally:
-            choice.fitting_tile = fitting
+        if args.ordinary:
+            before = choose(device, m, n, k)
+            now = choice._fitting_tile(device, m, n, k, 4, default_sources(), "")
+        else:
+            now = choose(device, m, n, k)
+            fitting = choice.fitting_tile
+            choice.fitting_tile = largest_inside
+            try:
+                before = choice._fitting_tile(device, m, n, k, 4, default_sources(), "")
+            finally:
+                choice.fitting_tile = fitting
         row = {"m": m, "n": n, "k": k, "reason": now.reason, "cublas_ms": cublas_ms(a, b)}
         for label, picked in (("now", now), ("before", before)):
             ms, result = kernel_ms(a_dev, b_dev, variant=picked.variant, params=picked.params)
