@@ -37,6 +37,17 @@ def test_wide_enough_c_keeps_the_tile(n):
     assert fitted == ENTRY and notes == []
 
 
+@pytest.mark.parametrize("n, wg_x", [(200, 1), (128, 1), (100, 1), (64, 2), (96, 2),
+                                     (192, 4), (1000, 4), (600, 4)])
+def test_narrow_c_narrows_vec_groups(n, wg_x):
+    """vec's groups of 4 work-items of 48 columns (192) shrink where C has at most two
+    groups' columns and they pad N by over 10%: to the fewest columns computed, the
+    larger group of equal ones (64 columns: 96 with 2 work-items or with 1)."""
+    entry = dict(VEC.defaults, tile_x=48, wg_x=4, PACKED=1)
+    fitted, notes = fit_packing(VEC, entry, 4096, n, 4096)
+    assert fitted["wg_x"] == wg_x and (notes == []) == (wg_x == 4)
+
+
 def test_float64_tile_keeps_its_accumulators():
     """The float64 entry's 4 x 3 (12 accumulators) becomes 6 x 2 for 64 columns, not a
     tile of more accumulators than the registers hold."""

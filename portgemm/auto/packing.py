@@ -6,7 +6,9 @@ whether it packs B first: the choice's parameters, fitted to C.
   NR = 48: 96 computed). There panel takes the tile_x of its space that pads N least,
   with as many rows as keep the accumulators near the entry's, at most
   ``REFIT_ROWS``. On Intel's runtime 4096 x 64 x 4096 ran 2.3x faster as 6 x 4 than
-  as 8 x 3, 4096 x 32 x 4096 2.8x as 8 x 2.
+  as 8 x 3, 4096 x 32 x 4096 2.8x as 8 x 2. vec, whose work-item holds a fixed run of
+  tile_x columns, takes fewer work-items along N in a group instead (wg_x) where C has
+  at most two groups' columns: on PoCL 1.1-1.3x faster at 100-200 columns.
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
   (``IN_PLACE_ROWS``, per family). Panel with B in place takes panels of K at most
@@ -31,6 +33,7 @@ IN_PLACE_KC = 128     # panel's deepest panel of K with B in place
 COLUMN_SLACK = 1.10   # refit panel's tile where its groups compute more columns than this x N
 REFIT_ROWS = 8        # rows of a refitted tile, at most (one stream of A each)
 REFIT_KEEP = 2 / 3    # a refitted tile keeps at least this share of the accumulators
+NARROW_GROUPS = 2     # vec refits its groups for a C of at most this many groups' columns
 
 
 def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int,
@@ -40,8 +43,9 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int,
     if "PACKED" not in impl.defaults:
         return params, []
     notes = []
-    if impl.name == "panel":
-        params, note = _fit_columns(impl, params, n)
+    refit = {"panel": _fit_columns, "vec": _fit_group}.get(impl.name)
+    if refit:
+        params, note = refit(impl, params, n)
         notes += [note] if note else []
     rows = IN_PLACE_ROWS.get(impl.name, 0)
     if params.get("PACKED") and m <= rows:
@@ -54,7 +58,29 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int,
     return params, notes
 
 
+def _fit_group(impl: Variant, params: dict[str, Any], n: int) -> tuple[dict, str]:
+    """vec: a work-group of fewer work-items along N where its columns pad a C of at most
+    NARROW_GROUPS groups' columns less (at 600 and 1000 columns, fewer work-items a
+    group were level or slower on PoCL)."""
+    columns = impl.elements_per_item(params)[1]
+
+    def padded(wg_x: int) -> int:
+        return ceil(n / (columns * wg_x)) * columns * wg_x
+
+    if padded(params["wg_x"]) <= COLUMN_SLACK * n or \
+            n > NARROW_GROUPS * columns * params["wg_x"]:
+        return params, ""
+    wg_x = min((w for w in impl.space["wg_x"] if w <= params["wg_x"]),
+               key=lambda w: (padded(w), -w))
+    if wg_x == params["wg_x"]:
+        return params, ""
+    return {**params, "wg_x": wg_x}, (f"groups of {wg_x} work-items along N for {n} "
+                                      f"columns ({padded(wg_x)} computed, where "
+                                      f"{params['wg_x']} computed {padded(params['wg_x'])})")
+
+
 def _fit_columns(impl: Variant, params: dict[str, Any], n: int) -> tuple[dict, str]:
+    """panel: the tile_x (and rows) whose groups pad N least."""
     lanes = impl.work_group(params)[1]
     rows, columns = impl.elements_per_item(params)
 
