@@ -27,7 +27,7 @@ from portgemm.auto import choose
 from portgemm.auto.database import default_sources
 from portgemm.families import get_variant
 
-from shapes import cublas_ms, kernel_ms
+from shapes import cublas_ms, kernel_ms, random_operands
 
 SHAPES = "33x8192x8192,40x4096x4096,48x8192x8192,48x2048x8192,64x8192x8192,100x4096x4096," \
          "100x8192x8192,127x4096x4096,4096x48x4096,4096x100x4096,33x33x1000000,50x50x2000000"
@@ -54,13 +54,8 @@ def main():
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     print(device.description, flush=True)
-    rng = np.random.default_rng(0)
     rows = []
-    for shape in args.shapes.split(","):
-        m, n, k = map(int, shape.split("x"))
-        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
-        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-        ref = a.astype(np.float64) @ b
+    for m, n, k, a, b, ref in random_operands(args.shapes):
         a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
         if args.ordinary:
             before = choose(device, m, n, k)

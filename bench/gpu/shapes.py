@@ -56,6 +56,17 @@ def copy_bandwidth(device, nbytes=2 * 2**30):
     return 2 * nbytes / (statistics.median(times[2:]) * 1e6)
 
 
+def random_operands(spec: str, seed: int = 0):
+    """(m, n, k, A, B, A @ B in float64) for each MxNxK of a comma-separated spec: A and B
+    float32 from U(-1, 1), one generator for all of them."""
+    rng = np.random.default_rng(seed)
+    for shape in spec.split(","):
+        m, n, k = map(int, shape.split("x"))
+        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+        yield m, n, k, a, b, a.astype(np.float64) @ b
+
+
 def kernel_ms(a_dev, b_dev, reps=10, **kwargs):
     runs = [portgemm.gemm(a_dev, b_dev, **kwargs) for _ in range(reps + 2)]
     return statistics.median(r.kernel_ms for r in runs[2:]), runs[-1]

@@ -24,6 +24,8 @@ from portgemm.auto import choose
 from portgemm.auto.traits import traits
 from portgemm.auto.wide import FILL, MAX_SPLIT
 
+from shapes import cublas_ms, random_operands
+
 SHAPES = "16x8192x8192,24x4096x4096,32x4096x4096,32x8192x8192,48x8192x8192,64x4096x4096," \
          "64x8192x8192,128x8192x8192"
 
@@ -40,14 +42,6 @@ def model_split(device, m, n, tile_y, tile_x, group=256):
     return min(split, MAX_SPLIT)
 
 
-def cublas_ms(a, b):
-    try:
-        from shapes import cublas_ms as timed_cublas
-    except ImportError:
-        return None
-    return timed_cublas(a, b)
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default="gpu")
@@ -57,13 +51,8 @@ def main():
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     print(device.description, flush=True)
-    rng = np.random.default_rng(0)
     rows = []
-    for shape in args.shapes.split(","):
-        m, n, k = map(int, shape.split("x"))
-        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
-        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-        ref = a.astype(np.float64) @ b
+    for m, n, k, a, b, ref in random_operands(args.shapes):
         a_ones = np.asfortranarray(a)
         b_dev = portgemm.to_device(b, device)
         auto_ms, auto = timed(a, b_dev, 5, device=device)
