@@ -24,7 +24,7 @@ ENTRY = dict(PANEL.defaults, tile_y=8, tile_x=3, wg_x=16, KC=512, MB=256, PACKED
 @pytest.mark.parametrize("n, tile", [(64, (6, 4)), (32, (8, 2)), (128, (6, 4)),
                                      (100, (6, 4)), (16, (8, 2))])
 def test_narrow_c_refits_panel_tile(n, tile):
-    fitted, notes = fit_packing(PANEL, ENTRY, 4096, n, 4096)
+    fitted, notes = fit_packing(PANEL, ENTRY, 4096, n)
     assert (fitted["tile_y"], fitted["tile_x"]) == tile
     assert fitted["MB"] % fitted["tile_y"] == 0 and 0 <= fitted["MB"] - ENTRY["MB"] < tile[0]
     assert any(f"tile {tile[0]} x {tile[1]} for {n} columns" in note for note in notes)
@@ -33,7 +33,7 @@ def test_narrow_c_refits_panel_tile(n, tile):
 
 @pytest.mark.parametrize("n", [1000, 4096, 143])
 def test_wide_enough_c_keeps_the_tile(n):
-    fitted, notes = fit_packing(PANEL, ENTRY, 4096, n, 4096)
+    fitted, notes = fit_packing(PANEL, ENTRY, 4096, n)
     assert fitted == ENTRY and notes == []
 
 
@@ -44,7 +44,7 @@ def test_narrow_c_narrows_vec_groups(n, wg_x):
     groups' columns and they pad N by over 10%: to the fewest columns computed, the
     larger group of equal ones (64 columns: 96 with 2 work-items or with 1)."""
     entry = dict(VEC.defaults, tile_x=48, wg_x=4, PACKED=1)
-    fitted, notes = fit_packing(VEC, entry, 4096, n, 4096)
+    fitted, notes = fit_packing(VEC, entry, 4096, n)
     assert fitted["wg_x"] == wg_x and (notes == []) == (wg_x == 4)
 
 
@@ -52,7 +52,7 @@ def test_float64_tile_keeps_its_accumulators():
     """The float64 entry's 4 x 3 (12 accumulators) becomes 6 x 2 for 64 columns, not a
     tile of more accumulators than the registers hold."""
     entry = dict(ENTRY, tile_y=4, MB=128)
-    fitted, _ = fit_packing(PANEL, entry, 4096, 64, 4096)
+    fitted, _ = fit_packing(PANEL, entry, 4096, 64)
     assert (fitted["tile_y"], fitted["tile_x"]) == (6, 2)
 
 
@@ -60,26 +60,26 @@ def test_float64_tile_keeps_its_accumulators():
 def test_few_rows_read_b_in_place(impl):
     entry = ENTRY if impl is PANEL else dict(VEC.defaults, tile_x=48, PACKED=1)
     rows = IN_PLACE_ROWS[impl.name]
-    few, notes = fit_packing(impl, entry, rows, 4096, 4096)
+    few, notes = fit_packing(impl, entry, rows, 4096)
     assert few["PACKED"] == 0 and any("B read in place" in note for note in notes)
     if impl is PANEL:
         assert few["KC"] == IN_PLACE_KC
-    many, notes = fit_packing(impl, entry, rows + 1, 4096, 4096)
+    many, notes = fit_packing(impl, entry, rows + 1, 4096)
     assert many == entry and notes == []
 
 
 def test_other_families_come_back_as_they_are():
     xgemm = get_variant("xgemm")
     params = xgemm.resolve({})
-    assert fit_packing(xgemm, params, 7, 5, 3) == (params, [])
+    assert fit_packing(xgemm, params, 7, 5) == (params, [])
 
 
 @settings(max_examples=60, deadline=None)
-@given(m=st.integers(1, 5000), n=st.integers(1, 5000), k=st.integers(1, 5000),
+@given(m=st.integers(1, 5000), n=st.integers(1, 5000),
        tile=st.sampled_from([(8, 3), (4, 6), (4, 3), (6, 2)]), mb=st.sampled_from([96, 256]))
-def test_fitted_panel_points_are_valid(m, n, k, tile, mb):
+def test_fitted_panel_points_are_valid(m, n, tile, mb):
     entry = dict(ENTRY, tile_y=tile[0], tile_x=tile[1], MB=mb // tile[0] * tile[0])
-    fitted, _ = fit_packing(PANEL, entry, m, n, k)
+    fitted, _ = fit_packing(PANEL, entry, m, n)
     assert PANEL.resolve(fitted) == fitted
     lanes = fitted["wg_x"]
     padded = -(-n // (fitted["tile_x"] * lanes)) * fitted["tile_x"] * lanes

@@ -36,10 +36,10 @@ REFIT_KEEP = 2 / 3    # a refitted tile keeps at least this share of the accumul
 NARROW_GROUPS = 2     # vec refits its groups for a C of at most this many groups' columns
 
 
-def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int,
-                k: int) -> tuple[dict[str, Any], list[str]]:
-    """(parameters fitted to an m x n x k C, what changed and why) for a family that packs
-    B (``PACKED``); other families' parameters come back as they are."""
+def fit_packing(impl: Variant, params: dict[str, Any], m: int,
+                n: int) -> tuple[dict[str, Any], list[str]]:
+    """(parameters fitted to an m x n C, what changed and why) for a family that packs B
+    (``PACKED``); other families' parameters come back as they are."""
     if "PACKED" not in impl.defaults:
         return params, []
     notes = []

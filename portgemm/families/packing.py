@@ -25,7 +25,8 @@ def pack_b_step(n: int, k: int, width: int, workspace: str,
     columns into ``workspace``, work-groups of ``lanes`` work-items."""
     panels = ceil(n / width)
     return _step("pack_b", panels, k, lanes, {"PACK_WIDTH": width},
-                 ("N", "K", "B", "ldb", workspace)), _within(panels * width * k, "B", "PACKED=0")
+                 ("N", "K", "B", "ldb", workspace)), \
+        _within(panels * width * k, "B", "PACKED=0")
 
 
 def pack_a_step(m: int, k: int, height: int, workspace: str,
@@ -34,7 +35,8 @@ def pack_a_step(m: int, k: int, height: int, workspace: str,
     rows into ``workspace``."""
     panels = ceil(m / height)
     return _step("pack_a", panels, k, lanes, {"PACK_HEIGHT": height},
-                 ("M", "K", "A", "lda", workspace)), _within(panels * height * k, "A", "PACK_A=0")
+                 ("M", "K", "A", "lda", workspace)), \
+        _within(panels * height * k, "A", "PACK_A=0")
 
 
 def _step(kernel: str, panels: int, k: int, lanes: int, shape: dict, args: tuple) -> Step:

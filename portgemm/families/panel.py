@@ -8,7 +8,8 @@ local memory and no barrier. The group walks ``MB`` rows of C over panels of ``K
 of K. ``PACKED=1`` first copies B into contiguous panels (one more launch and a
 workspace), which is what lets the panel of B stay in L1; ``PACK_A=1`` copies A into
 panels of ``tile_y`` rows as well, which repays its pass over A only where many groups of
-columns read A again (``portgemm/auto/choice.py`` decides both by the shape).
+columns read A again (off unless asked for). ``portgemm/auto/packing.py`` fits the tile
+and ``PACKED`` to the shape.
 """
 
 from __future__ import annotations
@@ -46,10 +47,6 @@ class Panel(Variant):
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]
 
-    def packed_width(self, params: Params) -> int:
-        """Columns of B one packed panel holds: a work-group's (NR)."""
-        return params["tile_x"] * params["wg_x"]
-
     def defines(self, params: Params) -> dict:
         return {"MR": params["tile_y"], "NV": params["tile_x"], "LANES": params["wg_x"],
                 "KC": params["KC"], "MB": params["MB"], "PACKED": params["PACKED"],
@@ -57,7 +54,7 @@ class Panel(Variant):
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         rows, lanes = params["tile_y"], params["wg_x"]
-        width = self.packed_width(params)  # NR: columns of C a group holds
+        width = params["tile_x"] * lanes  # NR: columns of C a group holds
         ndrange = NDRange((ceil(m / params["MB"]), ceil(n / width) * lanes), (1, lanes))
         defines = self.checked_defines(params)
         packs, workspace = [], []

@@ -43,10 +43,6 @@ class Vec(Variant):
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]
 
-    def packed_width(self, params: Params) -> int:
-        """Columns of B one packed panel holds: a work-item's."""
-        return params["tile_x"]
-
     def private_values(self, params: Params) -> int:
         """Accumulators and one step's operands, in elements."""
         return params["tile_y"] * params["tile_x"] + params["tile_x"] + params["vw"]
@@ -61,7 +57,7 @@ class Vec(Variant):
         plan = super().plan(m, n, k, params, itemsize)
         if not params["PACKED"]:
             return plan
-        pack, elements = pack_b_step(n, k, self.packed_width(params), "W0")
+        pack, elements = pack_b_step(n, k, params["tile_x"], "W0")
         product = Step(plan.ndrange, plan.defines,
                        args=("M", "N", "K", "A", "lda", "W0", params["tile_x"], "C", "ldc"))
         return LaunchPlan.starting_with(pack, more=(product,), workspace=(elements,))
