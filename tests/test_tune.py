@@ -281,7 +281,8 @@ def test_shape_classes_and_best_variant(tmp_path):
     ]}])
     sources = [("user", dbfile)]
     assert shapes.shape_class(511, 9, 8) == "small"
-    assert shapes.shape_class(512, 9, 8) == "medium"
+    assert shapes.shape_class(512, 25, 8) == "medium"
+    assert shapes.shape_class(512, 24, 8) == "skinny"  # few columns of C, many rows
     assert shapes.shape_class(33, 2048, 64) == "large"
     assert shapes.shape_class(32, 2048, 64) == "skinny"  # few rows of C, many columns
     assert shapes.shape_class(8, 8, 2048) == "tall-skinny"  # the aspect counts first

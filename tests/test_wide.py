@@ -78,12 +78,13 @@ def test_wide_plan():
     ((1, 4096, 4096), "skinny", "skinny"), ((16, 4096, 4096), "skinny", "skinny"),
     ((32, 4096, 4096), "skinny", "deep-k"), ((33, 4096, 4096), "deep-k", "deep-k"),
     ((4096, 1, 4096), "skinny", "skinny"), ((4096, 8, 10), "skinny", "skinny"),
-    ((4096, 8, 4096), "skinny", "skinny"), ((4096, 9, 4096), "deep-k", "deep-k"),
+    ((4096, 8, 4096), "skinny", "skinny"), ((4096, 9, 4096), "skinny", "deep-k"),
+    ((4096, 24, 4096), "skinny", "deep-k"), ((4096, 25, 4096), "deep-k", "deep-k"),
     ((1, 511, 1000), "medium", "medium"), ((8, 8, 1 << 22), "tall-skinny", "tall-skinny"),
     ((1, 200, 1 << 20), "tall-skinny", "tall-skinny"),
 ])
 def test_skinny_class(shape, expected, on_a_cpu):
-    """A GPU's limits (32 rows, 8 columns) by default, Intel's runtime's (16, 8)."""
+    """A GPU's limits (32 rows, 24 columns) by default, Intel's runtime's (16, 8)."""
     name, why = classify(*shape)
     assert name == expected and why
     assert classify(*shape, skinny=SKINNY_LIMITS["work-item-vectorising"])[0] == on_a_cpu
@@ -106,8 +107,17 @@ def test_skinny_routes_on_a_gpu():
     assert column.variant == "tallskinny" and "512 tiles of C" not in column.reason
     # C of 32 rows in two blocks of 16 a work-item
     assert choose(device, 32, 8192, 8192, sources=[]).params["tile_y"] == 16
-    # tallskinny's tiles span a tall C's columns where one work-item holds them
-    assert tallskinny_params(device, 4096, 12, 4096)[0]["tile_x"] == 12
+    # a tall C of 9-24 columns: tiles of 8 rows and all its columns, groups of 64, four
+    # steps at once where the registers hold them (two at 24 columns); 8 and fewer
+    # columns keep the model's groups (bench/results/2026-11-22-h200-tall)
+    for n, steps in ((12, 4), (16, 4), (24, 2), (9, 4)):
+        params = tallskinny_params(device, 4096, n, 4096)[0]
+        assert (params["tile_y"], params["tile_x"], params["BS"], params["KU"]) == (
+            8, n, 64, steps)
+        assert choose(device, 4096, n, 4096, sources=[]).variant == "tallskinny"
+    assert choose(device, 4096, 25, 4096, sources=[]).variant != "tallskinny"
+    eight = tallskinny_params(device, 8192, 8, 8192)[0]
+    assert (eight["tile_y"], eight["KU"]) == (8, 2) and eight["BS"] > 64
 
 
 def test_skinny_routes_on_a_cpu(device):

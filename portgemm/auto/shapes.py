@@ -35,7 +35,7 @@ SMALL_BELOW, LARGE_FROM = 512, 2048
 TALL_SKINNY_OUTPUT = 256   # M * N at most
 TALL_SKINNY_DEPTH = 64     # K at least this times (M + N)
 SKINNY_ROWS = 32           # C's rows at most this (wide C), or its columns ...
-SKINNY_COLUMNS = 8         # ... at most this (tall C), the limits on a GPU ...
+SKINNY_COLUMNS = 24        # ... at most this (tall C), the limits on a GPU ...
 SKINNY_LONG = 512          # ... and its long side at least this
 DEEP_K_TILES = 256         # fewer 128 x 128 tiles of C than this ...
 DEEP_K_FROM = 4096         # ... and K at least this
@@ -99,10 +99,11 @@ def size_order(m: int, n: int, k: int) -> list[str]:
 
 
 # The most rows and columns of a skinny C by the kind of compiler, where not a GPU's
-# (SKINNY_ROWS, SKINNY_COLUMNS): on Intel's CPU runtime wide was not tried past 16 rows,
-# and panel beat tallskinny at 16 columns (so did xgemm on the H200, at 12 and 16); on
-# PoCL vec ran the wide shapes 1.3-5.9x faster than wide, and a C of 8 columns 2x faster
-# than tallskinny (bench/results/2026-11-22-skinny).
+# (SKINNY_ROWS, SKINNY_COLUMNS: on the H200 tallskinny beat xgemm to 24 columns, not at
+# 32, bench/results/2026-11-22-h200-tall): on Intel's CPU runtime wide was not tried
+# past 16 rows, and panel beat tallskinny at 16 columns; on PoCL vec ran the wide shapes
+# 1.3-5.9x faster than wide, and a C of 8 columns 2x faster than tallskinny
+# (bench/results/2026-11-22-skinny).
 SKINNY_LIMITS = {"work-item-vectorising": (16, 8), "code-vectorising": (0, 0)}
 
 

@@ -62,6 +62,15 @@ CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, w
 
 MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
+# A tall C of TALL_FROM to 24 columns on a GPU: tiles of TALL_ROWS rows and all the
+# columns, groups of TALL_GROUP, as many steps loaded at once (up to TALL_STEPS) as keep
+# a work-item's tile and loads within TALL_VALUES registers. From grids of tile rows x
+# group x steps x groups a tile on the H200: 4096-16384 x 12-24 x 4096-8192 ran fastest
+# so, 1.2-2.0x cuBLAS, where xgemm had run them 1.6-2.1x slower; at 32 columns
+# tallskinny lost to xgemm 1.5x. At 8 columns groups of 64 ran 1.4x faster than the 512
+# the model above gives, but only with 2 steps at once (4 ran 1.2-1.8x slower):
+# not taken (bench/results/2026-11-22-h200-tall).
+TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
 
 
 def tile_for(m: int, n: int, budget: int, max_rows: int | None = None) -> tuple[int, int]:
@@ -109,14 +118,20 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
         # a tall C (the skinny class): tiles of all its columns read A once, where 16 x 4
         # tiles read it three times (4096 x 12 x 4096 on the H200: 65 us, 43 in 4 x 12)
         tile = (min(m, per_item // n, most_rows or m), n)
-    tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     steps = MULTI_TILE_STEPS if several else 1
+    tall = not cpu and m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
+    if tall:
+        tile = (TALL_ROWS, n)
+        steps = max(s for s in (TALL_STEPS, 2, 1)
+                    if s == 1 or n * TALL_ROWS + s * (n + TALL_ROWS) <= TALL_VALUES)
+    tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     if cpu:
         size = 1 << max(0, known.simd - 1).bit_length()
         wanted = ceil(known.compute_units * GROUPS_PER_CORE / tiles)  # per tile
         fill = f"{GROUPS_PER_CORE} groups a core over {tiles} tile{'s' if tiles > 1 else ''}"
     else:
-        size = gpu_group(known.registers, tile, known.max_group, steps)
+        size = (min(TALL_GROUP, known.max_group) if tall else
+                gpu_group(known.registers, tile, known.max_group, steps))
         measured = cached_probe(device)
         bandwidth = measured.read_gbs * 1e9 if measured else DEFAULT_BANDWIDTH
         # a tile's work-items in flight, `steps` steps of K each; the tiles at the same
@@ -133,7 +148,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
               "REDUCE": int(not cpu and device.takes_ptx), "FUSE": int(not cpu), "KU": steps}
-    group = ("the SIMD width" if cpu else
+    group = ("the SIMD width" if cpu else "a tall C's groups (TALL_GROUP)" if tall else
              f"registers for {tile[0] * tile[1] + steps * sum(tile) + ITEM_REGISTERS} values "
              f"a work-item" if known.registers else "GPU group")
     why = (f"bandwidth model: BS={size} ({group}), "
