@@ -1,7 +1,8 @@
 /* Split-K, for the families that declare KSPLIT (xgemm.cl, wgmma.cl, wide.cl): shapes
  * whose C has too few tiles to fill the device, and a deep K; a C of few rows (wide).
- * The NDRange gains a third dimension of KSPLIT work-group layers. Layer z takes the z-th of KSPLIT runs of whole slabs of K
- * and writes its partial product into slice z of the workspace passed as C (KSPLIT
+ * The NDRange gains a third dimension of KSPLIT work-group layers. Layer z takes the
+ * z-th of KSPLIT runs of whole slabs of K and writes its partial product into slice z
+ * of the workspace passed as C (KSPLIT
  * slices of M x ldc, ldc = N); kernels_cl/reduce.cl adds the slices into C in order. A
  * layer whose run starts past K writes zeros. Runs of whole slabs keep every load of a
  * slab aligned as in the whole-K kernel.

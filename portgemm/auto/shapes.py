@@ -4,7 +4,7 @@ A class says what kind of kernel a shape wants, then how large it is:
 
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
-* ``skinny``: C has at most 32 rows or 8 columns (:func:`device_class`: fewer rows on a
+* ``skinny``: C has at most 32 rows or 24 columns (:func:`device_class`: fewer on a
   CPU, none on PoCL) and at least 512 of the other (a row vector or a few rows times a
   matrix, a matrix times a few columns): bound by reading the large operand once, which
   a GEMM tile kernel does not do (its tile's rows go to waste); a wide C (few rows) goes

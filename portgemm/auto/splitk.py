@@ -2,9 +2,9 @@
 families whose kernels take it: xgemm, wgmma; kernels_cl/splitk.h).
 
 The tile: of the configurations at hand (the database's entries for the device: the
-deep-K class's, then the size classes' from the largest; xgemm's presets), the largest
-whose block of C fits inside C (a 128 x 128 tile over a C of 64 columns computes half of
-it for nothing), else the smallest; of equal ones, the first. Smaller tiles of wgmma lost
+deep-K class's, then the size classes' from the largest; xgemm's presets), the one that
+covers C at the least cost (:func:`fitting_tile`: padding against the reuse a larger
+tile gives); of equal ones the least padded, then the first. Smaller tiles of wgmma lost
 to xgemm's 64 x 64 on the H200 (bench/results/2026-11-22-h200-deep-wgmma), so a family's
 tile is taken as its entry has it.
 

@@ -111,19 +111,21 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     cpu = device.type == "cpu"
     budget = ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"])
     several = not cpu and m * n > budget
-    per_item = MULTI_TILE if several else budget
-    most_rows = CPU_TILE_ROWS if cpu and m * n > budget else None
-    tile = tile_for(m, n, per_item, most_rows)
-    if m >= SKINNY_LONG and tile[1] < n <= per_item:
-        # a tall C (the skinny class): tiles of all its columns read A once, where 16 x 4
-        # tiles read it three times (4096 x 12 x 4096 on the H200: 65 us, 43 in 4 x 12)
-        tile = (min(m, per_item // n, most_rows or m), n)
-    steps = MULTI_TILE_STEPS if several else 1
     tall = not cpu and m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
     if tall:
         tile = (TALL_ROWS, n)
         steps = max(s for s in (TALL_STEPS, 2, 1)
                     if s == 1 or n * TALL_ROWS + s * (n + TALL_ROWS) <= TALL_VALUES)
+    else:
+        per_item = MULTI_TILE if several else budget
+        most_rows = CPU_TILE_ROWS if cpu and m * n > budget else None
+        tile = tile_for(m, n, per_item, most_rows)
+        if m >= SKINNY_LONG and tile[1] < n <= per_item:
+            # a tall C (the skinny class): tiles of all its columns read A once, where
+            # 16 x 4 tiles read it three times (4096 x 12 x 4096 on the H200: 65 us, 43
+            # in 4 x 12)
+            tile = (min(m, per_item // n, most_rows or m), n)
+        steps = MULTI_TILE_STEPS if several else 1
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     if cpu:
         size = 1 << max(0, known.simd - 1).bit_length()
