@@ -108,16 +108,24 @@ def test_skinny_routes_on_a_gpu():
     # C of 32 rows in two blocks of 16 a work-item
     assert choose(device, 32, 8192, 8192, sources=[]).params["tile_y"] == 16
     # a tall C of 9-24 columns: tiles of 8 rows and all its columns, groups of 64, four
-    # steps at once where the registers hold them (two at 24 columns); 8 and fewer
-    # columns keep the model's groups (bench/results/2026-11-22-h200-tall)
+    # steps at once where the registers hold them (two at 24 columns)
+    # (bench/results/2026-11-22-h200-tall)
     for n, steps in ((12, 4), (16, 4), (24, 2), (9, 4)):
         params = tallskinny_params(device, 4096, n, 4096)[0]
         assert (params["tile_y"], params["tile_x"], params["BS"], params["KU"]) == (
             8, n, 64, steps)
         assert choose(device, 4096, n, 4096, sources=[]).variant == "tallskinny"
     assert choose(device, 4096, 25, 4096, sources=[]).variant != "tallskinny"
+    # 8 and fewer columns: the model's tile and steps, in groups no bigger than lets all
+    # of C's tiles run in one wave (132 x 546 work-items of 120 registers over 1024
+    # tiles of 8 x 8: 70 a tile; over 512: 141), at least 64
     eight = tallskinny_params(device, 8192, 8, 8192)[0]
-    assert (eight["tile_y"], eight["KU"]) == (8, 2) and eight["BS"] > 64
+    assert (eight["tile_y"], eight["tile_x"], eight["KU"], eight["BS"], eight["GS"]) == (
+        8, 8, 2, 64, 1)
+    assert tallskinny_params(device, 4096, 8, 4096)[0]["BS"] == 128
+    assert tallskinny_params(device, 50000, 8, 1024)[0]["BS"] == 64
+    # where one wave holds more than the registers' group, that group stands
+    assert tallskinny_params(device, 4096, 1, 4096)[0]["BS"] == 256
 
 
 def test_skinny_routes_on_a_cpu(device):

@@ -72,13 +72,14 @@ def measure(device, m, n, k, copy_gbs, rng):
     return row, a_dev, b_dev
 
 
-SWEEP_TALL = {"tile_y": [4, 8, 16, 32, 64], "GS": [1, 2, 4, 8, 16], "KU": [1, 2, 4, 8]}
+SWEEP_TALL = {"tile_y": [4, 8, 16, 32, 64], "GS": [1, 2, 4, 8, 16], "KU": [1, 2, 4, 8],
+              "BS": [64, 128, 256, 512]}
 
 
 def sweep(a_dev, b_dev, row):
     """Each parameter of the chosen kernel in turn, the others as chosen: the wide
     kernel's KSPLIT from a quarter to four times the model's, KU and tile_x halved and
-    doubled, the other loop order; tallskinny's tile rows and GS."""
+    doubled, the other loop order; tallskinny's tile rows, GS, KU and BS."""
     if row["variant"] == "wide":
         chosen = row["params"]
         grid = {"KSPLIT": [max(1, chosen["KSPLIT"] * f // 4) for f in (1, 2, 8, 16)],

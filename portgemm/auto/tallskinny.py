@@ -12,7 +12,10 @@ tile: the groups' runs of K are equal within a step, and 132 groups ran 0-6% fas
 128 on the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
 the largest power of two up to 1024 whose share of a compute unit's registers holds a
 work-item's values (its tile, its loads and ITEM_REGISTERS more: a bigger group makes
-the compiler spill), 256 where the register file is not known.
+the compiler spill), 256 where the register file is not known. Where C has many tiles
+(a tall C of a few columns), no more work-items a tile than its share of one wave of the
+device: bigger groups each sum a few steps of K and leave a second wave's tail
+(8192 x 8 x 8192 ran 1.35x faster in groups of 64 than of 512).
 
 A GPU work-item holds all of C where it has at most 128 values, loading one step at a
 time; a wider C (up to 16 x 16 in the tall-skinny class) goes in tiles of 8 x 8 with two
@@ -69,7 +72,9 @@ MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's
 # so, 1.2-2.0x cuBLAS, where xgemm had run them 1.6-2.1x slower; at 32 columns
 # tallskinny lost to xgemm 1.5x. At 8 columns groups of 64 ran 1.4x faster than the 512
 # the model above gives, but only with 2 steps at once (4 ran 1.2-1.8x slower):
-# not taken (bench/results/2026-11-22-h200-tall).
+# not taken (bench/results/2026-11-22-h200-tall). Groups no bigger than a tile's share
+# of one wave (wave_share) then took 8 columns to groups of 64-128: 1.35-3.05x faster
+# (bench/results/2026-11-23-h200-tall-groups).
 TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
 
 
@@ -102,6 +107,17 @@ def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int 
     while size > 32 and registers // size < need:
         size //= 2
     return size
+
+
+def wave_share(known, tile: tuple[int, int], steps: int, tiles: int) -> float:
+    """A tile's share of the work-items the device holds at once (its registers allowing
+    each a tile and ``steps`` steps' loads): the most a tile may have for all of C's
+    tiles to run in one wave (infinite where the register file is unknown or C is one
+    tile)."""
+    if tiles == 1 or not known.registers:
+        return float("inf")
+    need = tile[0] * tile[1] + steps * sum(tile) + ITEM_REGISTERS
+    return known.compute_units * known.items_per_unit(need) / tiles
 
 
 def tallskinny_params(device: Device, m: int, n: int, k: int,
@@ -139,10 +155,17 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
         # a tile's work-items in flight, `steps` steps of K each; the tiles at the same
         # step share its bytes (M + N values)
         items = bandwidth * LOADED_LATENCY_S / (steps * (m + n) * itemsize)
-        wanted = 1 << max(0, round(log2(max(1.0, items / size))))
         fill = (f"{items:.0f} work-items a tile keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f}"
                 f" MB in flight ({'probed' if measured else 'assumed'} "
                 f"{bandwidth / 1e12:.1f} TB/s x {LOADED_LATENCY_S * 1e6:g} us)")
+        # many tiles: no more work-items than one wave holds (bigger groups would each
+        # sum a few steps of K, and pay their sum and a second wave's tail)
+        one_wave = wave_share(known, tile, steps, tiles)
+        if one_wave < max(items, size):
+            size = max(min(TALL_GROUP, size), min(size, 1 << (int(one_wave).bit_length() - 1)))
+            items = min(items, one_wave)
+            fill += f", at most one wave's {one_wave:.0f} a tile"
+        wanted = 1 << max(0, round(log2(max(1.0, items / size))))
         if tiles == 1 and wanted >= known.compute_units // 2:
             wanted = ceil(wanted / known.compute_units) * known.compute_units
             fill += f", in whole waves of {known.compute_units} groups"
