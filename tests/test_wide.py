@@ -126,6 +126,8 @@ def test_skinny_routes_on_a_gpu():
     assert tallskinny_params(device, 50000, 8, 1024)[0]["BS"] == 64
     # where one wave holds more than the registers' group, that group stands
     assert tallskinny_params(device, 4096, 1, 4096)[0]["BS"] == 256
+    # a C whose tiles overfill one wave (the variant named for any shape): groups of 64
+    assert tallskinny_params(device, 4096, 4096, 1)[0]["BS"] == 64
 
 
 def test_skinny_routes_on_a_cpu(device):

@@ -162,7 +162,8 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
         # sum a few steps of K, and pay their sum and a second wave's tail)
         one_wave = wave_share(known, tile, steps, tiles)
         if one_wave < max(items, size):
-            size = max(min(TALL_GROUP, size), min(size, 1 << (int(one_wave).bit_length() - 1)))
+            fits = 1 << max(0, int(one_wave).bit_length() - 1)  # under 1: C overfills a wave
+            size = max(min(TALL_GROUP, size), min(size, fits))
             items = min(items, one_wave)
             fill += f", at most one wave's {one_wave:.0f} a tile"
         wanted = 1 << max(0, round(log2(max(1.0, items / size))))
