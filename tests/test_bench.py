@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from portgemm.bench import parse_sizes
-from portgemm.bench.__main__ import main
+from portgemm.bench.__main__ import main, model_notes
+from portgemm.bench.runner import BenchRecord
+from portgemm.bench.targets import Target
 
 REQUIRED = {"device", "variant", "params", "m", "n", "k", "kernel_ms", "wall_ms", "gflops",
             "ref_gflops", "relerr"}
@@ -111,3 +113,18 @@ def test_cpu_rows_carry_their_own_numpy_time(any_device, tmp_path):
         assert r["ref_gflops"] == pytest.approx(2 * 48**3 / (r["ref_ms"] * 1e6))
     if any_device.type != "gpu":  # timed beside each row: two rows, two medians
         assert records[0]["ref_ms"] != records[1]["ref_ms"]
+
+
+def test_model_note_names_the_shapes_the_models_chose(any_device):
+    """The note after the table names the shapes whose auto row found no entry for its
+    class, and no others (a shipped entry's row is not among them)."""
+    def record(source, m):
+        return BenchRecord(any_device.name, any_device.filter_string, "auto:wide", {},
+                           "float32", m, 300, 200, source=source)
+
+    target = Target("opencl", any_device, any_device.filter_string)
+    notes = model_notes([record("model", 1), record("shipped", 2), record("model", 3)],
+                        [target])
+    assert len(notes) == 1 and "1x300x200, 3x300x200 ran the models' choice" in notes[0]
+    assert "2x300x200" not in notes[0] and "--save" in notes[0]
+    assert model_notes([record("shipped", 2)], [target]) == []

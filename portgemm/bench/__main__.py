@@ -201,16 +201,19 @@ def table(records: list[BenchRecord]) -> str:
 
 
 def model_notes(records: list[BenchRecord], targets: list[Target]) -> list[str]:
-    """One line per OpenCL device (what the tuner tunes) whose ``auto`` rows had no
-    tuning database entry, with the command that makes one."""
+    """One line per OpenCL device (what the tuner tunes) with the shapes whose ``auto``
+    row found no tuning database entry for its shape class (the models chose: by design
+    for the skinny and tall-skinny classes), and the command that tunes the size
+    classes."""
     tunable = {t.label: t.opencl_device.filter_string for t in targets
                if t.opencl_device is not None}
-    labels = dict.fromkeys(r.filter_string for r in records
-                           if r.variant.startswith("auto") and r.source == "model"
-                           and r.filter_string in tunable)
-    return [f"auto on {label}: no tuning database entry for this device, so the variant "
-            f"was chosen from its properties; make one with: "
-            + TUNE_COMMAND.format(device=tunable[label]) for label in labels]
+    shapes: dict[str, list[str]] = {}
+    for r in records:
+        if r.variant.startswith("auto") and r.source == "model" and r.filter_string in tunable:
+            shapes.setdefault(r.filter_string, []).append(f"{r.m}x{r.n}x{r.k}")
+    return [f"auto on {label}: {', '.join(dict.fromkeys(found))} ran the models' choice "
+            f"(no tuning database entry for the shape class); entries for the size classes: "
+            + TUNE_COMMAND.format(device=tunable[label]) for label, found in shapes.items()]
 
 
 def _params_text(params: dict) -> str:
