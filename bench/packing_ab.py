@@ -3,7 +3,7 @@ auto's choice for the shape: by default the ways it reads its operands (panel: P
 PACK_A; vec: PACKED), else the --way ones. The ways run in turn, the order rotating
 every round, so that a shared machine's drift falls on all of them alike. Prints each
 way's median kernel time per shape, its median time ratio to the first way per round,
-and its share of numpy's time in the same run.
+its share of numpy's time in the same run, and its relative error against float64.
 
     python bench/packing_ab.py --device opencl:cpu:0 --sizes 4096x64x4096,64x4096x4096
     python bench/packing_ab.py --device opencl:cpu:1 --variant vec --rounds 5
@@ -50,8 +50,11 @@ def main():
         a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
         b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
         configs = {name: dict(base, **way) for name, way in ways.items()}
-        for params in configs.values():  # build, warm up
-            portgemm.gemm(a, b, device=device, variant=args.variant, params=params)
+        exact = a.astype(np.float64) @ b.astype(np.float64)
+        errors = {}
+        for name, params in configs.items():  # build, warm up, and the error
+            c = portgemm.gemm(a, b, device=device, variant=args.variant, params=params).c
+            errors[name] = np.linalg.norm(c - exact) / np.linalg.norm(exact)
         names = list(configs)
         times = {name: [] for name in names}
         numpy_ms = []
@@ -68,7 +71,7 @@ def main():
             ms = statistics.median(times[name])
             ratio = statistics.median(t / f for t, f in zip(times[name], times[names[0]]))
             print(f"  {name:12s} {ms:9.3f} ms  {ratio:5.2f}x the first  "
-                  f"{100 * ref / ms:6.1f}% of numpy")
+                  f"{100 * ref / ms:6.1f}% of numpy  error {errors[name]:.1e}")
 
 
 if __name__ == "__main__":

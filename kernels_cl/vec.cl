@@ -14,9 +14,17 @@
  * whose columns pass N (or a column-major B, not contiguous along N) reads B element by
  * element with the column clamped (packed, the panel's zeros), and stores only the
  * columns inside C.
- * NDRange: (ceil(M / TILE_Y), ceil(N / TILE_X)) rounded up to the work-group.
+ * KSPLIT > 1 (splitk.h): layers of work-items along K, each writing its partial product
+ * into a slice of the workspace, summed in order afterwards: a work-item adds its
+ * products one after another, so a deep K loses float32 accuracy (PoCL, 64 x 64 x 2^18:
+ * 8.9e-6 whole).
+ * NDRange: (KSPLIT, ceil(M / TILE_Y), ceil(N / TILE_X)) rounded up to the work-group.
  */
-#include "common.h"
+#ifndef PACKED
+#define PACKED 0    // 1: B packed in panels of TILE_X columns (ldb = TILE_X)
+#endif
+#define SPLIT_B_COLMAJOR (B_COLMAJOR && !PACKED)  /* a packed B is K-major */
+#include "splitk.h"
 
 #ifndef TILE_Y
 #define TILE_Y 8    // rows of C per work-item, >= 1
@@ -27,8 +35,8 @@
 #ifndef VW
 #define VW 16       // elements per vector: 1, 2, 4, 8 or 16
 #endif
-#ifndef PACKED
-#define PACKED 0    // 1: B packed in panels of TILE_X columns (ldb = TILE_X)
+#ifndef KSPLIT
+#define KSPLIT 1    // layers of work-items along K (splitk.h)
 #endif
 
 #define VEC_CAT_(a, b) a##b
@@ -81,8 +89,9 @@ inline REALV vec_gather(__global const REAL *restrict B, const int ldb, const in
     return VLOADV(t);
 }
 
-__kernel void gemm(GEMM_ARGS)
+__kernel void gemm(SPLIT_GEMM_ARGS)
 {
+    SPLIT_K(1);
     const int row0 = get_global_id(1) * TILE_Y;
     const int col0 = get_global_id(0) * TILE_X;
     if (row0 >= M || col0 >= N)
@@ -100,8 +109,9 @@ __kernel void gemm(GEMM_ARGS)
             acc[y][r] = (REALV)(0);
 
     if (PACKED || (!B_COLMAJOR && col0 + TILE_X <= N)) {
-        /* packed: the work-item's panel, ldb = TILE_X */
-        __global const REAL *brow = B + (PACKED ? (long)(col0 / TILE_X) * K * TILE_X : col0);
+        /* packed: the work-item's panel (K_all deep; SPLIT_K moved B to this layer's
+         * run of it), ldb = TILE_X */
+        __global const REAL *brow = B + (PACKED ? (long)(col0 / TILE_X) * K_all * TILE_X : col0);
         for (int k = 0; k < K; ++k, brow += ldb)
             VEC_STEP(k, B_RUN)
     } else {

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 import portgemm
 from portgemm.auto import choose
 from portgemm.auto.packing import IN_PLACE_KC, IN_PLACE_ROWS, fit_packing
+from portgemm.auto.splitk import RUN_TERMS, run_split
 from portgemm.families import get_variant
 
 from conftest import assert_close
@@ -66,6 +67,32 @@ def test_few_rows_read_b_in_place(impl):
         assert few["KC"] == IN_PLACE_KC
     many, notes = fit_packing(impl, entry, rows + 1, 4096)
     assert many == entry and notes == []
+
+
+def test_c_narrower_than_a_work_item_keeps_b_packed():
+    """In place, a work-item whose columns pass N reads B element by element: a C of
+    few rows but fewer columns than a work-item holds keeps B packed."""
+    entry = dict(VEC.defaults, tile_x=48, PACKED=1)
+    narrow, notes = fit_packing(VEC, entry, 32, 47)
+    assert narrow["PACKED"] == 1 and not any("in place" in note for note in notes)
+    assert fit_packing(VEC, entry, 32, 48)[0]["PACKED"] == 0
+
+
+def test_vec_splits_a_deep_k_in_runs(device):
+    """vec adds K in sequence: auto splits it in a power of two of runs of at most
+    RUN_TERMS steps, keeps a tuned split, and stays within the workspace budget."""
+    params = dict(VEC.defaults, tile_x=48)
+    assert run_split(device, params, 64, 64, 262144, 4)[0] == 262144 // RUN_TERMS
+    assert run_split(device, params, 64, 64, RUN_TERMS, 4)[0] == 1
+    split, why = run_split(device, params, 100, 100, RUN_TERMS + 1, 4)
+    assert split == 2 and f"{RUN_TERMS // 2 + 1} steps" in why
+    assert run_split(device, params, 100, 100, 3 * RUN_TERMS, 4)[0] == 4
+    assert run_split(device, dict(params, KSPLIT=3), 64, 64, 262144, 4)[0] == 3
+    huge = device.max_mem_alloc_size // 2 // (4096 * 4096 * 4)
+    assert run_split(device, params, 4096, 4096, 1 << 30, 4)[0] == max(1, huge)
+    chosen = choose(device, 64, 64, 262144)
+    if chosen.variant == "vec":  # PoCL's choice for deep K
+        assert chosen.params["KSPLIT"] > 1 and "runs of at most" in chosen.reason
 
 
 def test_other_families_come_back_as_they_are():

@@ -149,6 +149,18 @@ def test_vec_tile_without_a_width_takes_the_widest_that_divides_it(device, tile_
         run_checked(device, "vec", {"tile_y": 4, "tile_x": tile_x}, m, n, k, orders)
 
 
+@pytest.mark.parametrize("split, packed", [(2, 0), (7, 1), (300, 1), (300, 0)])
+def test_vec_split_along_k(device, split, packed):
+    """vec in layers along K (more layers than steps where K < 300: those write zeros),
+    B packed or in place, every layout; the layers' sum is in order, so bit for bit the
+    same C every run."""
+    params = {"tile_y": 4, "tile_x": 16, "vw": 8, "PACKED": packed, "KSPLIT": split}
+    for m, n, k, orders in SHAPES + [(33, 40, 1031, "FC")]:
+        first = run_checked(device, "vec", params, m, n, k, orders).c
+        again = run_checked(device, "vec", params, m, n, k, orders).c
+        assert np.array_equal(first, again)
+
+
 def test_xgemm_unaligned_leading_dimensions(device):
     """K and N not multiples of VW: the vector loads and stores take the unaligned path."""
     params = dict(GPU_DEFAULTS, MWG=64, NWG=64, MDIMC=8, NDIMC=8, WARPN=8, KUNROLL=1)

@@ -21,7 +21,7 @@ from .default import default_choice
 from .lookup import lookup
 from .packing import fit_packing
 from .shapes import SIZE_CLASSES, class_order, device_class
-from .splitk import fitting_tile, ksplit
+from .splitk import fitting_tile, ksplit, run_split
 
 MEMO_LIMIT = 1024
 
@@ -82,14 +82,18 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
     (:mod:`portgemm.auto.packing`), and K split by the model where the family can split:
     a C of few tiles, or an uneven last wave of them, gains; an even one keeps KSPLIT 1.
     Tuned parameters that say how (KSPLIT > 1) stand unless the model predicts far
-    better."""
+    better. A family whose work-items add all of K in sequence splits it in runs."""
     impl = get_variant(variant)
     fitted, notes = fit_packing(impl, params, m, n)
     if notes:
         params = impl.check(fitted, device, itemsize)
         reason += "; " + "; ".join(notes)
+    split = None
     if impl.block(params) is not None:
         split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
+    elif impl.splits_runs_of_k:
+        split, why_split = run_split(device, params, m, n, k, itemsize)
+    if split is not None:
         if split != params.get("KSPLIT", 1):
             params = impl.check({**params, "KSPLIT": split}, device, itemsize)
         if split > 1:

@@ -48,7 +48,9 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int,
         params, note = refit(impl, params, n)
         notes += [note] if note else []
     rows = IN_PLACE_ROWS.get(impl.name, 0)
-    if params.get("PACKED") and m <= rows:
+    # a C narrower than a work-item's columns would read B in place element by element
+    # (vec on PoCL, 32 x 32 x 2^20: 2x slower than packed)
+    if params.get("PACKED") and m <= rows and n >= impl.elements_per_item(params)[1]:
         why = f"a C of {m} rows (<= {rows}) does not repay packing it"
         params = {**params, "PACKED": 0}
         if "KC" in params and params["KC"] > IN_PLACE_KC:

@@ -171,6 +171,9 @@ class Variant:
     # a work-item's columns of C lie a work-group's width apart, so neighbouring work-items
     # read neighbouring values of B however many columns each holds (no gather)
     interleaved_columns: bool = False
+    # a work-item adds all its steps of K in sequence, with no slab of its own, and the
+    # kernel takes KSPLIT: auto splits a deep K in runs (auto/splitk.py: run_split)
+    splits_runs_of_k: bool = False
 
     # --- parameters ---------------------------------------------------------------
     def translate(self, params: Params) -> dict[str, Any]:

@@ -6,9 +6,13 @@ vectorise the code as written rather than across work-items (PoCL; also fine on 
 runtime). ``tile_x`` is in elements (the common vocabulary) and a multiple of ``vw``.
 ``PACKED=1`` first copies B into panels of ``tile_x`` columns (one more launch and a
 workspace of B's size), so that a work-item's steps of B lie one after another.
+``KSPLIT`` layers of work-items over runs of K (kernels_cl/splitk.h) write partial
+products that a last launch sums in order: a work-item adds its products in sequence,
+and a deep K loses float32 accuracy.
 """
 
-from .base import LaunchPlan, Params, Step, Variant, as_count, restriction, switches
+from .base import (LaunchPlan, Params, Step, Variant, as_count, restriction, split_along_k,
+                   switches)
 from .packing import pack_b_step
 
 VECTOR_WIDTHS = (1, 2, 4, 8, 16)
@@ -19,6 +23,11 @@ def _runs(p: Params) -> bool:
     return p["vw"] in VECTOR_WIDTHS and p["tile_x"] % p["vw"] == 0
 
 
+@restriction("KSPLIT must be at least 1")
+def _layers(p: Params) -> bool:
+    return p["KSPLIT"] >= 1
+
+
 class Vec(Variant):
     name = "vec"
     source_file = "vec.cl"
@@ -26,9 +35,11 @@ class Vec(Variant):
                "barrier (for CPU compilers that vectorise the kernel as written)")
     space = {"tile_y": [2, 4, 6, 8], "tile_x": [16, 32, 48, 64], "vw": [8, 16],
              "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8], "PACKED": [0, 1]}
-    defaults = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4, "PACKED": 0}
+    defaults = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4, "PACKED": 0,
+                "KSPLIT": 1}
     flags = ("PACKED",)
-    restrictions = (_runs, switches("PACKED"))
+    restrictions = (_runs, _layers, switches("PACKED"))
+    splits_runs_of_k = True
 
     def translate(self, params: Params) -> dict:
         """A ``tile_x`` given without ``vw`` takes the widest vector that divides it, so
@@ -49,15 +60,19 @@ class Vec(Variant):
 
     def defines(self, params: Params) -> dict:
         return {"TILE_Y": params["tile_y"], "TILE_X": params["tile_x"], "VW": params["vw"],
-                "PACKED": params["PACKED"]}
+                "PACKED": params["PACKED"], "KSPLIT": params["KSPLIT"]}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        """PACKED=1: B is first packed in panels of tile_x columns (kernels_cl/pack.cl),
-        which the kernel reads with ldb = tile_x."""
-        plan = super().plan(m, n, k, params, itemsize)
+        """KSPLIT > 1: layers along K (at most K of them) and the sum of their slices.
+        PACKED=1: B is first packed in panels of tile_x columns (kernels_cl/pack.cl, into
+        the last workspace buffer), which the kernel reads with ldb = tile_x."""
+        params = {**params, "KSPLIT": min(params["KSPLIT"], max(1, k))}
+        plan = split_along_k(super().plan(m, n, k, params, itemsize), m, n, params["KSPLIT"])
         if not params["PACKED"]:
             return plan
-        pack, elements = pack_b_step(n, k, params["tile_x"], "W0")
-        product = Step(plan.ndrange, plan.defines,
-                       args=("M", "N", "K", "A", "lda", "W0", params["tile_x"], "C", "ldc"))
-        return LaunchPlan.starting_with(pack, more=(product,), workspace=(elements,))
+        packed = f"W{len(plan.workspace)}"
+        pack, elements = pack_b_step(n, k, params["tile_x"], packed)
+        args = tuple({"B": packed, "ldb": params["tile_x"]}.get(arg, arg) for arg in plan.args)
+        product = Step(plan.ndrange, plan.defines, args=args)
+        return LaunchPlan.starting_with(pack, more=(product,) + plan.more,
+                                        workspace=plan.workspace + (elements,))
