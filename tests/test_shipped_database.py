@@ -127,6 +127,21 @@ def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
         assert get_variant(padded.variant).block(padded.params)[:2] == tile
 
 
+def test_shallow_k_on_the_h200_takes_xgemms_large_tile(monkeypatch, tmp_path):
+    """A C of at least 512 x 512 from K <= 128 runs xgemm's 128 x 128 tile on the H200
+    (1.2-2.3x faster than wgmma there, bench/results/2026-11-23-h200-shallow-k); a
+    deeper K, and a GPU without the entry, keep the size classes' choice."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu("NVIDIA H200"), 9, 0)
+    for m, n, k in ((4096, 4096, 1), (2000, 2000, 64), (8192, 8192, 128)):
+        shallow = choose(device, m, n, k)
+        assert shallow.variant == "xgemm" and "shape class shallow-k" in shallow.reason
+        assert get_variant("xgemm").block(shallow.params)[:2] == (128, 128)
+    assert choose(device, 4096, 4096, 129).variant == "wgmma"
+    other = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
+    assert choose(other, 4096, 4096, 1).params == choose(other, 4096, 4096, 4096).params
+
+
 def test_fitting_tile_weighs_padding_against_reuse():
     """The tile of least padded work per multiply-add: a larger tile past C's edge beats
     a smaller one inside it while its padding costs less than its reuse gains; of equal

@@ -246,7 +246,8 @@ def gpu(**changes) -> Device:
     ((16, 16, 4096), "tall-skinny"), ((64, 64, 2_097_152), "deep-k"),
     ((1024, 1024, 16384), "deep-k"), ((16384, 64, 4096), "deep-k"),
     ((4096, 4096, 4096), "large"), ((1000, 1000, 1000), "medium"), ((100, 100, 100), "small"),
-    ((8, 8, 100), "small"),
+    ((8, 8, 100), "small"), ((4096, 4096, 1), "shallow-k"), ((512, 600, 128), "shallow-k"),
+    ((4096, 4096, 129), "large"), ((511, 4096, 64), "large"),
 ])
 def test_shape_classes(shape, expected):
     name, why = classify(*shape)

@@ -12,12 +12,16 @@ A class says what kind of kernel a shape wants, then how large it is:
   (bench/results/2026-11-22-skinny);
 * ``deep-k``: C holds fewer than 256 tiles of 128 x 128 and K >= 4096: too few tiles to
   fill a large device, so K is split across work-groups (xgemm's KSPLIT);
+* ``shallow-k``: K <= 128 and both sides of C at least 512: bound by writing C more
+  than by multiplying, where a kernel tuned for large squares may store C slowly (on
+  the H200 xgemm's 128 x 128 tile ran such shapes 1.2-2.3x faster than the large
+  class's wgmma, bench/results/2026-11-23-h200-shallow-k);
 * otherwise by the largest of M, N, K: ``small`` below 512, ``large`` from 2048,
   ``medium`` between.
 
 :func:`class_order` lists the classes whose entries may serve a shape, nearest first: a
-tall-skinny or skinny shape only its own (no other kernel is fit for it), a deep-K shape
-its own and then the size classes (their tile shapes, with the split chosen by the model), an
+tall-skinny or skinny shape only its own (no other kernel is fit for it), a deep-K or
+shallow-K shape its own and then the size classes (their tile shapes, with the split chosen by the model), an
 ordinary shape the size classes by distance of log(max dim) from each class's range.
 """
 
@@ -29,7 +33,7 @@ from ..runtime.device import Device
 from .compiler import compiler_kind
 
 SIZE_CLASSES = ("small", "medium", "large")
-SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "tall-skinny", "skinny")
+SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "shallow-k", "tall-skinny", "skinny")
 OWN_KERNEL_CLASSES = ("tall-skinny", "skinny")  # served by their own kernels alone
 SMALL_BELOW, LARGE_FROM = 512, 2048
 TALL_SKINNY_OUTPUT = 256   # M * N at most
@@ -39,6 +43,8 @@ SKINNY_COLUMNS = 24        # ... at most this (tall C), the limits on a GPU ...
 SKINNY_LONG = 512          # ... and its long side at least this
 DEEP_K_TILES = 256         # fewer 128 x 128 tiles of C than this ...
 DEEP_K_FROM = 4096         # ... and K at least this
+SHALLOW_K_MOST = 128       # K at most this ...
+SHALLOW_K_SIDE = 512       # ... and both sides of C at least this
 
 
 def size_class(m: int, n: int, k: int) -> str:
@@ -66,6 +72,9 @@ def classify(m: int, n: int, k: int,
     if tiles < DEEP_K_TILES and k >= DEEP_K_FROM:
         return "deep-k", (f"C is {tiles:g} tiles of 128x128 (< {DEEP_K_TILES}) and K = {k} "
                           f">= {DEEP_K_FROM}")
+    if k <= SHALLOW_K_MOST and min(m, n) >= SHALLOW_K_SIDE:
+        return "shallow-k", (f"K = {k} <= {SHALLOW_K_MOST} and C is {m}x{n} (both sides "
+                             f">= {SHALLOW_K_SIDE})")
     own = size_class(m, n, k)
     return own, f"max(M, N, K) = {max(m, n, k)}: {_size_rule(own)}"
 
@@ -81,7 +90,7 @@ def class_order(m: int, n: int, k: int, own: str | None = None) -> list[str]:
     own = own or shape_class(m, n, k)
     if own in OWN_KERNEL_CLASSES:
         return [own]
-    return ([own] if own == "deep-k" else []) + size_order(m, n, k)
+    return ([own] if own in ("deep-k", "shallow-k") else []) + size_order(m, n, k)
 
 
 def size_order(m: int, n: int, k: int) -> list[str]:
