@@ -21,8 +21,9 @@ A class says what kind of kernel a shape wants, then how large it is:
 
 :func:`class_order` lists the classes whose entries may serve a shape, nearest first: a
 tall-skinny or skinny shape only its own (no other kernel is fit for it), a deep-K or
-shallow-K shape its own and then the size classes (their tile shapes, with the split chosen by the model), an
-ordinary shape the size classes by distance of log(max dim) from each class's range.
+shallow-K shape its own and then the size classes (their tile shapes, with the split
+chosen by the model), an ordinary shape the size classes by distance of log(max dim)
+from each class's range.
 """
 
 from __future__ import annotations

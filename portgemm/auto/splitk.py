@@ -120,10 +120,9 @@ def run_split(device: Device, params: Mapping, m: int, n: int, k: int,
     """(KSPLIT, why) for a family whose work-items add all their steps of K in sequence
     (vec): runs of at most RUN_TERMS steps, a power of two of them (each KSPLIT is a
     kernel build of its own), as many as the workspace budget allows. A tuned KSPLIT > 1
-    stands. On PoCL runs of 2048 made deep K 1.3-1.7x faster (a
-    work-item's run of B stays in the cache) and cut the error 3-8x (64 x 64 x 2^18:
-    9.2e-6 whole, 1.2e-6 in runs of 4096); squares to 3000 were level
-    (bench/results/2026-11-23-cpu-vec-runs)."""
+    stands. On PoCL runs of 2048 made deep K 1.13-1.93x faster (a work-item's run of B
+    stays in the cache) and the error 2-21x smaller (64 x 64 x 2^18: 9.3e-6 whole,
+    8.4e-7 in runs); K up to 4096 was level (bench/results/2026-11-23-cpu-vec-runs)."""
     given = params.get("KSPLIT", 1)
     if given > 1:
         return given, f"KSPLIT={given} as tuned"

@@ -49,7 +49,7 @@ from math import ceil, log2
 from ..runtime.device import Device
 from ..runtime.probe import cached_probe
 from .shapes import SKINNY_LONG
-from .traits import traits
+from .traits import Traits, traits
 
 MAX_TERMS = 4096
 MIN_TERMS = 16
@@ -109,7 +109,7 @@ def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int 
     return size
 
 
-def wave_share(known, tile: tuple[int, int], steps: int, tiles: int) -> float:
+def wave_share(known: Traits, tile: tuple[int, int], steps: int, tiles: int) -> float:
     """A tile's share of the work-items the device holds at once (its registers allowing
     each a tile and ``steps`` steps' loads): the most a tile may have for all of C's
     tiles to run in one wave (infinite where the register file is unknown or C is one
