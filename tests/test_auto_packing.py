@@ -69,6 +69,19 @@ def test_few_rows_read_b_in_place(impl):
     assert many == entry and notes == []
 
 
+@pytest.mark.parametrize("m", [1, 3, 7])
+def test_few_rows_fill_one_vec_work_item(m):
+    """A C of fewer rows than vec's tile: all of them in one work-item, one row of
+    work-items a group; a C of the tile's rows or more keeps the tile."""
+    entry = dict(VEC.defaults, tile_y=8, tile_x=48, wg_y=2)
+    fitted, notes = fit_packing(VEC, entry, m, 4096)
+    assert (fitted["tile_y"], fitted["wg_y"]) == (m, 1)
+    assert any(f"for a C of {m}" in note for note in notes)
+    assert VEC.resolve(fitted) == fitted
+    kept, _ = fit_packing(VEC, entry, 8, 4096)
+    assert (kept["tile_y"], kept["wg_y"]) == (8, 2)
+
+
 def test_c_narrower_than_a_work_item_keeps_b_packed():
     """In place, a work-item whose columns pass N reads B element by element: a C of
     few rows but fewer columns than a work-item holds keeps B packed."""

@@ -9,6 +9,9 @@ whether it packs B first: the choice's parameters, fitted to C.
   as 8 x 3, 4096 x 32 x 4096 2.8x as 8 x 2. vec, whose work-item holds a fixed run of
   tile_x columns, takes fewer work-items along N in a group instead (wg_x) where C has
   at most two groups' columns: on PoCL 1.1-1.3x faster at 100-200 columns.
+* **Rows.** A vec work-item holds tile_y rows of C; a C of fewer rows takes them all in
+  one work-item and one row of work-items a group (on PoCL 1 x 4096 x 4096 ran 3x
+  faster, 3-5 rows 1.3-1.4x).
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
   (``IN_PLACE_ROWS``, per family). Panel with B in place takes panels of K at most
@@ -43,9 +46,9 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int,
     if "PACKED" not in impl.defaults:
         return params, []
     notes = []
-    refit = {"panel": _fit_columns, "vec": _fit_group}.get(impl.name)
-    if refit:
-        params, note = refit(impl, params, n)
+    refits = {"panel": (_fit_columns,), "vec": (_fit_rows, _fit_group)}.get(impl.name, ())
+    for refit in refits:
+        params, note = refit(impl, params, m, n)
         notes += [note] if note else []
     rows = IN_PLACE_ROWS.get(impl.name, 0)
     # a C narrower than a work-item's columns would read B in place element by element
@@ -60,7 +63,18 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int,
     return params, notes
 
 
-def _fit_group(impl: Variant, params: dict[str, Any], n: int) -> tuple[dict, str]:
+def _fit_rows(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[dict, str]:
+    """vec: a C of fewer rows than a work-item's tile in one work-item (tile_y = M) and
+    one row of work-items a group: rows past M are computed for nothing, and a group's
+    idle row of work-items cost PoCL as much again (1 x 4096 x 4096: 3x faster)."""
+    if m >= params["tile_y"]:
+        return params, ""
+    return ({**params, "tile_y": m, "wg_y": 1},
+            f"tile of {m} row{'s' * (m > 1)} x {params['tile_x']} for a C of {m} (was "
+            f"{params['tile_y']} rows, groups of {params['wg_y']} along M)")
+
+
+def _fit_group(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[dict, str]:
     """vec: a work-group of fewer work-items along N where its columns pad a C of at most
     NARROW_GROUPS groups' columns less (at 600 and 1000 columns, fewer work-items a
     group were level or slower on PoCL)."""
@@ -81,7 +95,7 @@ def _fit_group(impl: Variant, params: dict[str, Any], n: int) -> tuple[dict, str
                                       f"{params['wg_x']} computed {padded(params['wg_x'])})")
 
 
-def _fit_columns(impl: Variant, params: dict[str, Any], n: int) -> tuple[dict, str]:
+def _fit_columns(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[dict, str]:
     """panel: the tile_x (and rows) whose groups pad N least."""
     lanes = impl.work_group(params)[1]
     rows, columns = impl.elements_per_item(params)
