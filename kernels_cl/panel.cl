@@ -14,9 +14,9 @@
  * C is read and written once a panel.
  * PACKED 1: kernels_cl/pack.cl first copies B into panels of NR columns, each one
  * contiguous run (1.6-2.3x faster from 1024 to 4096 on Intel's runtime: the KC rows of B
- * a panel reads otherwise lie ldb apart, in a few sets of L1). PACK_A 1: A too, in panels of MR
- * rows (one stream a work-item instead of MR); it repays its pass over A only where
- * many groups of columns read A again.
+ * a panel reads otherwise lie ldb apart, in a few sets of L1). PACK_A 1: A too, in
+ * panels of MR rows (one stream a work-item instead of MR); it repays its pass over A
+ * only where many groups of columns read A again.
  * -D MR, NV       rows and vectors of columns of a work-item's block of C
  * -D LANES        work-items of a work-group: the runtime's SIMD width
  * -D KC           steps of K of one panel

@@ -1,5 +1,6 @@
 """Deep-K shapes: which tile configuration, and how many ways to split K (KSPLIT, in the
-families whose kernels take it: xgemm, wgmma; kernels_cl/splitk.h).
+families whose kernels take it: xgemm, wgmma; kernels_cl/splitk.h); and, for a family
+whose work-items add all of K in sequence (vec), runs of K (:func:`run_split`).
 
 The tile: of the configurations at hand (the database's entries for the device: the
 deep-K class's, then the size classes' from the largest; xgemm's presets), the one that
@@ -51,6 +52,11 @@ WAVE_OVERHEAD = 3
 REGISTER_FACTOR, REGISTER_OVERHEAD = 1.5, 24
 
 
+def workspace_budget(device: Device) -> int:
+    """Bytes the slices of a split K may take: half the device's largest buffer."""
+    return device.max_mem_alloc_size // 2
+
+
 def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> int:
     """The index of the (variant, params) candidate whose tiles cover an m x n C at the
     least cost: C padded to whole tiles, times the loads a tile's product takes per
@@ -82,7 +88,7 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
     slots = known.compute_units * per_unit
     tiles = ceil(m / rows) * ceil(n / cols)
     slabs = ceil(k / depth)
-    budget = device.max_mem_alloc_size // 2
+    budget = workspace_budget(device)
     pass_share = m * n * itemsize * BALANCE / (2 * slots * rows * cols * depth)
 
     def time(split):
@@ -126,7 +132,7 @@ def run_split(device: Device, params: Mapping, m: int, n: int, k: int,
     given = params.get("KSPLIT", 1)
     if given > 1:
         return given, f"KSPLIT={given} as tuned"
-    budget = device.max_mem_alloc_size // 2
+    budget = workspace_budget(device)
     runs = 1 << max(0, ceil(k / RUN_TERMS) - 1).bit_length()
     split = max(1, min(runs, budget // max(1, m * n * itemsize)))
     return split, (f"KSPLIT={split}: K in {split} runs of at most {ceil(k / split)} steps, "
