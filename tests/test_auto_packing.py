@@ -78,8 +78,35 @@ def test_few_rows_fill_one_vec_work_item(m):
     assert (fitted["tile_y"], fitted["wg_y"]) == (m, 1)
     assert any(f"for a C of {m}" in note for note in notes)
     assert VEC.resolve(fitted) == fitted
-    kept, _ = fit_packing(VEC, entry, 8, 4096)
+    kept, _ = fit_packing(VEC, entry, 16, 4096)
     assert (kept["tile_y"], kept["wg_y"]) == (8, 2)
+
+
+@pytest.mark.parametrize("m, units, wg_y", [(64, 2, 8), (33, 2, 5), (8, 2, 1), (4096, 2, 32),
+                                            (1024, 2, 32), (1024, 64, 8), (300, 64, 2),
+                                            (96, 1000, 1)])
+def test_vec_group_rows_fit_c_and_the_units(m, units, wg_y):
+    """vec's group of 32 work-items down M: no more than C's tiles of rows, halved while
+    C gives fewer than GROUPS_PER_UNIT groups a compute unit (1024 x 1024 on 64 units:
+    22 groups of columns, 16 of rows at 8)."""
+    entry = dict(VEC.defaults, tile_y=8, tile_x=48, wg_y=32, wg_x=1, PACKED=1)
+    fitted, notes = fit_packing(VEC, entry, m, 1024, units=units)
+    assert fitted["wg_y"] == wg_y
+    assert (wg_y == 32) == (not any("along M" in note for note in notes))
+    assert VEC.resolve(fitted) == fitted
+
+
+@pytest.mark.parametrize("k, groups", [(1, (2, 4)), (128, (2, 4)), (129, (32, 1)),
+                                       (None, (32, 1))])
+def test_shallow_k_takes_wide_vec_groups(k, groups):
+    """A K of at most SHALLOW_K_MOST (128) writes C more than it multiplies: vec's tall
+    group of 32 x 1 becomes 2 x 4; a deeper or unknown K keeps it."""
+    entry = dict(VEC.defaults, tile_y=8, tile_x=48, wg_y=32, wg_x=1, PACKED=1)
+    fitted, notes = fit_packing(VEC, entry, 4096, 4096, k, units=2)
+    assert (fitted["wg_y"], fitted["wg_x"]) == groups
+    assert any(f"for K = {k}" in note for note in notes) == (groups == (2, 4))
+    wide = dict(entry, wg_y=1, wg_x=8)
+    assert fit_packing(VEC, wide, 4096, 4096, 1, units=2)[0] == wide
 
 
 def test_c_narrower_than_a_work_item_keeps_b_packed():

@@ -43,13 +43,17 @@ def ordinary_candidates(device: Device,
     xgemm = get_variant("xgemm")
     if kind == "code-vectorising":
         if device.native_vector_width >= 16:  # AVX-512: 24 accumulators of 32 registers
-            width, rows, runs, wg_y, wg_x = 16, 8, 3, 2, 4
+            width, rows, runs = 16, 8, 3
         else:  # AVX2's 16 registers: 8 accumulators
-            width, rows, runs, wg_y, wg_x = 8, 4, 2, 2, 4
+            width, rows, runs = 8, 4, 2
+        # a group of 32 work-items down M shares one panel of B in the caches (PoCL,
+        # AVX-512: 1.2-1.5x faster than 2 x 4 from 2048 up, level below 1024;
+        # bench/results/2026-11-23-cpu-pocl-groups)
         return [("vec", {"tile_y": rows, "tile_x": runs * width, "vw": width,
-                         "wg_y": wg_y, "wg_x": wg_x, "PACKED": 1},
+                         "wg_y": 32, "wg_x": 1, "PACKED": 1},
                  (f"{kind} compiler (PoCL): vec, {rows} x {runs * width} a work-item in "
-                  f"vectors of {width} (the device's native width), B packed in panels"))]
+                  f"vectors of {width} (the device's native width), groups of 32 "
+                  f"work-items down M over one panel of B, B packed in panels"))]
     candidates = []
     if kind == "work-item-vectorising":
         params = panel_params(device, itemsize)

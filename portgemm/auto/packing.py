@@ -11,14 +11,20 @@ whether it packs B first: the choice's parameters, fitted to C.
   at most two groups' columns: on PoCL 1.1-1.3x faster at 100-200 columns.
 * **Rows.** A vec work-item holds tile_y rows of C; a C of fewer rows takes them all in
   one work-item and one row of work-items a group (on PoCL 1 x 4096 x 4096 ran 3x
-  faster, 3-5 rows 1.3-1.4x).
+  faster, 3-5 rows 1.3-1.4x). A vec group's rows of work-items share one panel of B,
+  which the caches keep while the group's work-items run one after another (PoCL); a
+  group has no more rows of work-items than C has tiles of rows, and, halving them, at
+  least ``GROUPS_PER_UNIT`` groups per compute unit. A shallow K leaves no panel worth
+  sharing and makes the work writing C: there the group is wide along N
+  (``SHALLOW_GROUP``).
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
   (``IN_PLACE_ROWS``, per family). Panel with B in place takes panels of K at most
   ``IN_PLACE_KC`` deep: their rows lie ldb apart, which for a power-of-two ldb puts
   them all in a few sets of the caches.
 
-Measured: bench/results/2026-11-22-cpu-packing (``bench/packing_ab.py``, ``tune``).
+Measured: bench/results/2026-11-22-cpu-packing, 2026-11-23-cpu-pocl-groups
+(``bench/packing_ab.py``, ``tune``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from math import ceil
 from typing import Any
 
 from ..families.base import Variant
+from .shapes import SHALLOW_K_MOST
 
 # rows of C up to which B is read in place: panel on Intel's runtime ran 1.1-1.8x faster
 # in place from 32 to 128 rows, level at 256; vec on PoCL 1.04-2x faster to 32 rows,
@@ -37,18 +44,23 @@ COLUMN_SLACK = 1.10   # refit panel's tile where its groups compute more columns
 REFIT_ROWS = 8        # rows of a refitted tile, at most (one stream of A each)
 REFIT_KEEP = 2 / 3    # a refitted tile keeps at least this share of the accumulators
 NARROW_GROUPS = 2     # vec refits its groups for a C of at most this many groups' columns
+GROUPS_PER_UNIT = 4   # vec's groups per compute unit at least, where halving wg_y gives them
+SHALLOW_GROUP = (2, 4)  # vec's work-items a group down M at most, along N at least, for ...
+                        # ... a K of at most SHALLOW_K_MOST (the shallow-k class's bound)
 
 
-def fit_packing(impl: Variant, params: dict[str, Any], m: int,
-                n: int) -> tuple[dict[str, Any], list[str]]:
-    """(parameters fitted to an m x n C, what changed and why) for a family that packs B
+def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int, k: int | None = None,
+                units: int = 1) -> tuple[dict[str, Any], list[str]]:
+    """(parameters fitted to an m x n C of depth k (None: not known) on a device of
+    ``units`` compute units, what changed and why) for a family that packs B
     (``PACKED``); other families' parameters come back as they are."""
     if "PACKED" not in impl.defaults:
         return params, []
     notes = []
-    refits = {"panel": (_fit_columns,), "vec": (_fit_rows, _fit_group)}.get(impl.name, ())
-    for refit in refits:
-        params, note = refit(impl, params, m, n)
+    refits = {"panel": (_fit_columns,),
+              "vec": (_fit_rows, _fit_shallow, _fit_group, _fit_group_rows)}
+    for refit in refits.get(impl.name, ()):
+        params, note = refit(impl, params, m, n, k, units)
         notes += [note] if note else []
     rows = IN_PLACE_ROWS.get(impl.name, 0)
     # a C narrower than a work-item's columns would read B in place element by element
@@ -63,7 +75,8 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int,
     return params, notes
 
 
-def _fit_rows(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[dict, str]:
+def _fit_rows(impl: Variant, params: dict[str, Any], m: int, n: int,
+              k: int | None, units: int) -> tuple[dict, str]:
     """vec: a C of fewer rows than a work-item's tile in one work-item (tile_y = M) and
     one row of work-items a group: rows past M are computed for nothing, and a group's
     idle row of work-items cost PoCL as much again (1 x 4096 x 4096: 3x faster)."""
@@ -74,7 +87,23 @@ def _fit_rows(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[di
             f"{params['tile_y']} rows, groups of {params['wg_y']} along M)")
 
 
-def _fit_group(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[dict, str]:
+def _fit_shallow(impl: Variant, params: dict[str, Any], m: int, n: int,
+                 k: int | None, units: int) -> tuple[dict, str]:
+    """vec: a shallow K (at most SHALLOW_K_MOST) in groups of at most SHALLOW_GROUP rows
+    and columns of work-items: there the work is writing C, which a group of many rows
+    and one column of work-items writes in short runs over as many pages, and its shared
+    panel of B is too short to matter (PoCL: 4096 x 4096 x 8 3.7x, 2048^2 x 32 3.4x,
+    4096^2 x 64 1.8x, 2048^2 x 128 1.1x faster than in groups of 32 x 1)."""
+    rows, columns = SHALLOW_GROUP
+    if k is None or k > SHALLOW_K_MOST or (params["wg_y"] <= rows and params["wg_x"] >= columns):
+        return params, ""
+    fitted = {**params, "wg_y": min(params["wg_y"], rows), "wg_x": max(params["wg_x"], columns)}
+    return fitted, (f"groups of {fitted['wg_y']} x {fitted['wg_x']} work-items for K = {k} "
+                    f"(<= {SHALLOW_K_MOST}; was {params['wg_y']} x {params['wg_x']})")
+
+
+def _fit_group(impl: Variant, params: dict[str, Any], m: int, n: int,
+               k: int | None, units: int) -> tuple[dict, str]:
     """vec: a work-group of fewer work-items along N where its columns pad a C of at most
     NARROW_GROUPS groups' columns less (at 600 and 1000 columns, fewer work-items a
     group were level or slower on PoCL)."""
@@ -95,7 +124,26 @@ def _fit_group(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[d
                                       f"{params['wg_x']} computed {padded(params['wg_x'])})")
 
 
-def _fit_columns(impl: Variant, params: dict[str, Any], m: int, n: int) -> tuple[dict, str]:
+def _fit_group_rows(impl: Variant, params: dict[str, Any], m: int, n: int,
+                    k: int | None, units: int) -> tuple[dict, str]:
+    """vec: no more rows of work-items a group than C has tiles of rows (an idle row
+    costs PoCL a pass of the group's loop), then half as many while C would give fewer
+    than GROUPS_PER_UNIT groups per compute unit (a many-core host's cores kept busy;
+    not measured beyond 2 cores)."""
+    rows, columns = impl.elements_per_item(params)
+    row_tiles, column_groups = ceil(m / rows), ceil(n / (columns * params["wg_x"]))
+    wg_y = min(params["wg_y"], row_tiles)
+    while wg_y > 1 and ceil(row_tiles / wg_y) * column_groups < GROUPS_PER_UNIT * units:
+        wg_y //= 2
+    if wg_y == params["wg_y"]:
+        return params, ""
+    return {**params, "wg_y": wg_y}, (f"groups of {wg_y} work-items along M for "
+                                      f"{row_tiles} tiles of rows on {units} compute "
+                                      f"unit{'s' * (units > 1)} (was {params['wg_y']})")
+
+
+def _fit_columns(impl: Variant, params: dict[str, Any], m: int, n: int,
+                 k: int | None, units: int) -> tuple[dict, str]:
     """panel: the tile_x (and rows) whose groups pad N least."""
     lanes = impl.work_group(params)[1]
     rows, columns = impl.elements_per_item(params)

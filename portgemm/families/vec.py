@@ -34,7 +34,7 @@ class Vec(Variant):
     summary = ("tile_y x tile_x of C per work-item as vectors of vw, no local memory, no "
                "barrier (for CPU compilers that vectorise the kernel as written)")
     space = {"tile_y": [2, 4, 6, 8], "tile_x": [16, 32, 48, 64], "vw": [8, 16],
-             "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8], "PACKED": [0, 1]}
+             "wg_y": [1, 2, 4, 8, 16, 32], "wg_x": [1, 2, 4, 8], "PACKED": [0, 1]}
     defaults = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4, "PACKED": 0,
                 "KSPLIT": 1}
     flags = ("PACKED",)

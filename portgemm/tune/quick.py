@@ -42,7 +42,7 @@ QUICK_SPACES: dict[str, Mapping[str, list]] = {
                               "KC": [128, 256, 384, 512], "MB": [96, 192, 256, 384, 512],
                               "PACKED": [1]},
     "code-vectorising": {"tile_y": [4, 6, 8, 12], "tile_x": [16, 32, 48, 64], "vw": [8, 16],
-                         "wg_y": [1, 2, 4], "wg_x": [1, 2, 4, 8]},
+                         "wg_y": [4, 8, 16, 32], "wg_x": [1, 2, 4]},
 }
 
 
