@@ -28,3 +28,4 @@ class GemmResult:
     source: str = "explicit"  # one of SOURCES
     reason: str = ""          # why this variant and these parameters (for "auto")
     event: Any = field(default=None, repr=False)
+    step_ms: tuple[float, ...] = ()  # each launch's event time, in the plan's order (OpenCL)

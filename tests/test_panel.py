@@ -92,7 +92,8 @@ def test_packed_plan_is_three_launches():
     assert dict(plan.steps[1].defines)["PACK_HEIGHT"] == 8
     # B in 3 panels of 48 columns, A in 125 panels of 8 rows, each over all of K
     assert plan.workspace == (3 * 48 * 513, 125 * 8 * 513)
-    assert plan.steps[0].ndrange.global_range.sizes == (3, 3 * 16)     # K in 3 slabs of 256
+    # B's 3 panels in one run of 4, K in 33 runs of 16 steps, 16 runs a group
+    assert plan.steps[0].ndrange.global_range.sizes == (1, 48)
     assert plan.steps[1].ndrange.global_range.sizes == (3, 125 * 16)
     assert plan.steps[2].ndrange.global_range.sizes == (4, 3 * 16)     # 1000 rows, 256 a group
     assert plan.steps[2].args == ("M", "N", "K", "W1", "lda", "W0", 48, "C", "ldc")
@@ -176,6 +177,39 @@ def test_vec_packed_agrees_with_unpacked(any_device):
                              params=dict(params, PACKED=1))
     unpacked = portgemm.matmul(a, b, device=any_device, variant="vec", params=params)
     assert np.array_equal(packed, unpacked)
+
+
+@pytest.mark.parametrize("b_order", ["C", "F"])
+@pytest.mark.parametrize("n, k", [(1, 1), (48, 16), (5 * 48 + 7, 37), (9 * 48, 300)])
+def test_b_packed_into_panels(device, b_order, n, k):
+    """pack_b writes every value of every panel (the workspace poisoned with NaN first):
+    B's columns in panels of 48, K-major, zeros past N; panels past a work-item's four and
+    steps past its 16 included."""
+    import pyopencl as cl
+
+    from portgemm.backends.opencl import _options
+    from portgemm.families.packing import pack_b_step
+    from portgemm.families.sources import read_kernel
+    from portgemm.runtime.queue import Queue
+
+    queue = Queue.for_device(device)
+    b = np.asarray(np.random.default_rng(n + k).standard_normal((k, n)), np.float32,
+                   order=b_order)
+    step, elements = pack_b_step(n, k, 48, "W0")
+    kernel = queue.kernel(read_kernel(step.source_file), step.kernel,
+                          _options(step.defines, np.dtype(np.float32), False, b_order == "F"))
+    poisoned = np.full(elements, np.nan, np.float32)
+    flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    source = cl.Buffer(queue.context, flags, hostbuf=np.ravel(b, order="K"))
+    panels = cl.Buffer(queue.context, flags, hostbuf=poisoned)
+    arguments = {"N": np.int32(n), "K": np.int32(k), "B": source,
+                 "ldb": np.int32(n if b_order == "C" else k), "W0": panels}
+    queue.submit(kernel, step.ndrange, *(arguments[name] for name in step.args)).wait()
+    cl.enqueue_copy(queue.cl_queue, poisoned, panels)
+    padded = np.zeros((k, elements // k), np.float32)
+    padded[:, :n] = b
+    expected = padded.reshape(k, -1, 48).transpose(1, 0, 2).ravel()
+    assert np.array_equal(poisoned, expected)
 
 
 def test_vec_packed_plan():

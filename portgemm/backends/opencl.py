@@ -89,14 +89,16 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
         # no wait of our own first: the queue is in order, so bringing C back waits for
         # the kernels, and a driver's every blocking wait costs a wake-up (PoCL: ~0.1 ms)
         transfer.finish(events[-1])
-        kernel_ms = sum(e.kernel_ms for e in events)
+        step_ms = tuple(e.kernel_ms for e in events)
+        kernel_ms = sum(step_ms)
     else:  # the kernels' time is the host's, taken before C comes back
         events[-1].wait()
         kernel_ms = (time.perf_counter() - launched) * 1e3
+        step_ms = ()
         transfer.finish(events[-1])
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
-                      event=events[-1])
+                      event=events[-1], step_ms=step_ms)
 
 
 def new_result(queue: Queue, shape: tuple[int, int], dtype, a, b):

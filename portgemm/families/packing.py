@@ -15,17 +15,21 @@ from ..runtime.ndrange import NDRange
 from .base import Step
 from .phvm import INT_LIMIT
 
-PACK_STEPS = 256  # steps of K one work-group copies
+PACK_STEPS = 256  # pack_a: steps of K one work-group copies
 PACK_LANES = 16   # work-items of a work-group, where the GEMM kernel sets no width
+PACK_ROWS, PACK_PANELS = 16, 4  # pack_b: a work-item's steps of K and panels of B
 
 
 def pack_b_step(n: int, k: int, width: int, workspace: str,
                 lanes: int = PACK_LANES) -> tuple[Step, int]:
     """(the launch, the workspace's element count) that packs B in panels of ``width``
-    columns into ``workspace``, work-groups of ``lanes`` work-items."""
+    columns into ``workspace``: work-items of PACK_ROWS steps of PACK_PANELS panels in
+    work-groups of ``lanes`` along K."""
     panels = ceil(n / width)
-    return _step("pack_b", panels, k, lanes, {"PACK_WIDTH": width},
-                 ("N", "K", "B", "ldb", workspace)), \
+    defines = (("PACK_LANES", lanes), ("PACK_PANELS", PACK_PANELS), ("PACK_ROWS", PACK_ROWS),
+               ("PACK_WIDTH", width))
+    ndrange = NDRange.covering((ceil(panels / PACK_PANELS), ceil(k / PACK_ROWS)), (1, lanes))
+    return Step(ndrange, defines, "pack_b", "pack.cl", ("N", "K", "B", "ldb", workspace)), \
         _within(panels * width * k, "B", "PACKED=0")
 
 
