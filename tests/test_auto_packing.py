@@ -109,6 +109,19 @@ def test_shallow_k_takes_wide_vec_groups(k, groups):
     assert fit_packing(VEC, wide, 4096, 4096, 1, units=2)[0] == wide
 
 
+@pytest.mark.parametrize("n, tile_x, vw, packed", [(1, 1, 1, 0), (2, 16, 16, 1),
+                                                    (16, 16, 16, 1), (17, 32, 16, 1),
+                                                    (47, 48, 16, 1), (48, 48, 16, 1)])
+def test_narrow_c_narrows_the_vec_tile(n, tile_x, vw, packed):
+    """A C narrower than vec's 48 columns a work-item: as few vectors of 16 as cover it;
+    one column in a scalar tile with B read in place."""
+    entry = dict(VEC.defaults, tile_y=8, tile_x=48, vw=16, wg_y=32, wg_x=1, PACKED=1)
+    fitted, notes = fit_packing(VEC, entry, 4096, n, 4096, units=2)
+    assert (fitted["tile_x"], fitted["vw"], fitted["PACKED"]) == (tile_x, vw, packed)
+    assert any(f"for a C of {n} column" in note for note in notes) == (tile_x < 48)
+    assert VEC.resolve(fitted) == fitted
+
+
 def test_c_narrower_than_a_work_item_keeps_b_packed():
     """In place, a work-item whose columns pass N reads B element by element: a C of
     few rows but fewer columns than a work-item holds keeps B packed."""

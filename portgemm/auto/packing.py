@@ -9,6 +9,8 @@ whether it packs B first: the choice's parameters, fitted to C.
   as 8 x 3, 4096 x 32 x 4096 2.8x as 8 x 2. vec, whose work-item holds a fixed run of
   tile_x columns, takes fewer work-items along N in a group instead (wg_x) where C has
   at most two groups' columns: on PoCL 1.1-1.3x faster at 100-200 columns.
+* **Columns (vec).** A C narrower than a vec work-item's tile_x takes as few vectors as
+  cover it (one column: a scalar tile, B in place).
 * **Rows.** A vec work-item holds tile_y rows of C; a C of fewer rows takes them all in
   one work-item and one row of work-items a group (on PoCL 1 x 4096 x 4096 ran 3x
   faster, 3-5 rows 1.3-1.4x). A vec group's rows of work-items share one panel of B,
@@ -58,7 +60,7 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int, k: int | 
         return params, []
     notes = []
     refits = {"panel": (_fit_columns,),
-              "vec": (_fit_rows, _fit_shallow, _fit_group, _fit_group_rows)}
+              "vec": (_fit_rows, _fit_narrow, _fit_shallow, _fit_group, _fit_group_rows)}
     for refit in refits.get(impl.name, ()):
         params, note = refit(impl, params, m, n, k, units)
         notes += [note] if note else []
@@ -85,6 +87,24 @@ def _fit_rows(impl: Variant, params: dict[str, Any], m: int, n: int,
     return ({**params, "tile_y": m, "wg_y": 1},
             f"tile of {m} row{'s' * (m > 1)} x {params['tile_x']} for a C of {m} (was "
             f"{params['tile_y']} rows, groups of {params['wg_y']} along M)")
+
+
+def _fit_narrow(impl: Variant, params: dict[str, Any], m: int, n: int,
+                k: int | None, units: int) -> tuple[dict, str]:
+    """vec: a C narrower than a work-item's columns in as few vectors as cover it, one
+    column in a scalar tile reading B in place: every column past N is multiply-adds for
+    nothing (PoCL, 4096 x 1-16 x 4096: 1.6-2.3x faster in one vector of 16 than in
+    three, and 4096-8192 x 1 x K 1.1-1.6x faster again with one column)."""
+    if n >= params["tile_x"]:
+        return params, ""
+    if n == 1:
+        fitted = {**params, "tile_x": 1, "vw": 1, "PACKED": 0}
+    else:
+        fitted = {**params, "tile_x": ceil(n / params["vw"]) * params["vw"]}
+    if fitted["tile_x"] == params["tile_x"]:
+        return params, ""
+    return fitted, (f"tile of {params['tile_y']} rows x {fitted['tile_x']} for a C of {n} "
+                    f"column{'s' * (n > 1)} (was x {params['tile_x']})")
 
 
 def _fit_shallow(impl: Variant, params: dict[str, Any], m: int, n: int,
