@@ -61,12 +61,23 @@ def test_float64_tile_keeps_its_accumulators():
 def test_few_rows_read_b_in_place(impl):
     entry = ENTRY if impl is PANEL else dict(VEC.defaults, tile_x=48, PACKED=1)
     rows = IN_PLACE_ROWS[impl.name]
-    few, notes = fit_packing(impl, entry, rows, 4096)
+    few, notes = fit_packing(impl, entry, rows, 4000)
     assert few["PACKED"] == 0 and any("B read in place" in note for note in notes)
     if impl is PANEL:
         assert few["KC"] == IN_PLACE_KC
-    many, notes = fit_packing(impl, entry, rows + 1, 4096)
+    many, notes = fit_packing(impl, entry, rows + 1, 4000)
     assert many == entry and notes == []
+
+
+@pytest.mark.parametrize("m, n, itemsize, packed", [
+    (12, 4096, 4, 1), (32, 1024, 4, 1), (12, 4000, 4, 0), (8, 4096, 4, 0),
+    (16, 2048, 8, 1), (16, 1000, 8, 0), (33, 4000, 4, 1)])
+def test_vec_packs_b_of_whole_page_rows(m, n, itemsize, packed):
+    """A few rows' B stays in place for vec unless its row pitch is whole pages (4 KiB)
+    and more than one tile of rows (8) reads it: there its rows share cache sets."""
+    entry = dict(VEC.defaults, tile_y=8, tile_x=48, wg_y=32, wg_x=1, PACKED=1)
+    fitted, _ = fit_packing(VEC, entry, m, n, 4096, units=2, itemsize=itemsize)
+    assert fitted["PACKED"] == packed
 
 
 @pytest.mark.parametrize("m", [1, 3, 7])

@@ -153,7 +153,7 @@ def test_quick_cli_saves_and_auto_uses_it(device, tmp_path, capsys):
         # packing), except that auto may split K where C has few tiles for the device (a
         # GPU's small class): the entry's KSPLIT 1 says "not decided"
         params = fit_packing(get_variant(entry["variant"]), entry["params"], size, size,
-                             size, device.compute_units)[0]
+                             size, device.compute_units, 4)[0]
         split = chosen.params.get("KSPLIT", 1)
         assert chosen.source == "user" and chosen.params == {**params, "KSPLIT": split} \
             if "KSPLIT" in params else chosen.params == params

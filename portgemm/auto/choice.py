@@ -84,7 +84,7 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
     Tuned parameters that say how (KSPLIT > 1) stand unless the model predicts far
     better. A family whose work-items add all of K in sequence splits it in runs."""
     impl = get_variant(variant)
-    fitted, notes = fit_packing(impl, params, m, n, k, device.compute_units)
+    fitted, notes = fit_packing(impl, params, m, n, k, device.compute_units, itemsize)
     if notes:
         params = impl.check(fitted, device, itemsize)
         reason += "; " + "; ".join(notes)

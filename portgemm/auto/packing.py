@@ -21,7 +21,8 @@ whether it packs B first: the choice's parameters, fitted to C.
   (``SHALLOW_GROUP``).
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
-  (``IN_PLACE_ROWS``, per family). Panel with B in place takes panels of K at most
+  (``IN_PLACE_ROWS``, per family), unless (vec) its row pitch is whole pages
+  (``IN_PLACE_PAGE``) and more than one tile of rows re-reads it. Panel with B in place takes panels of K at most
   ``IN_PLACE_KC`` deep: their rows lie ldb apart, which for a power-of-two ldb puts
   them all in a few sets of the caches.
 
@@ -42,6 +43,7 @@ from .shapes import SHALLOW_K_MOST
 # 1.3x slower at 64 (bench/results/2026-11-22-skinny/packing-*.txt)
 IN_PLACE_ROWS = {"panel": 128, "vec": 32}
 IN_PLACE_KC = 128     # panel's deepest panel of K with B in place
+IN_PLACE_PAGE = 4096  # vec packs a few rows' B after all where its row pitch is whole pages
 COLUMN_SLACK = 1.10   # refit panel's tile where its groups compute more columns than this x N
 REFIT_ROWS = 8        # rows of a refitted tile, at most (one stream of A each)
 REFIT_KEEP = 2 / 3    # a refitted tile keeps at least this share of the accumulators
@@ -52,10 +54,10 @@ SHALLOW_GROUP = (2, 4)  # vec's work-items a group down M at most, along N at le
 
 
 def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int, k: int | None = None,
-                units: int = 1) -> tuple[dict[str, Any], list[str]]:
+                units: int = 1, itemsize: int = 4) -> tuple[dict[str, Any], list[str]]:
     """(parameters fitted to an m x n C of depth k (None: not known) on a device of
-    ``units`` compute units, what changed and why) for a family that packs B
-    (``PACKED``); other families' parameters come back as they are."""
+    ``units`` compute units, elements of ``itemsize`` bytes, what changed and why) for a
+    family that packs B (``PACKED``); other families' parameters come back as they are."""
     if "PACKED" not in impl.defaults:
         return params, []
     notes = []
@@ -65,9 +67,13 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int, k: int | 
         params, note = refit(impl, params, m, n, k, units)
         notes += [note] if note else []
     rows = IN_PLACE_ROWS.get(impl.name, 0)
+    tile_rows, tile_columns = impl.elements_per_item(params)
     # a C narrower than a work-item's columns would read B in place element by element
-    # (vec on PoCL, 32 x 32 x 2^20: 2x slower than packed)
-    if params.get("PACKED") and m <= rows and n >= impl.elements_per_item(params)[1]:
+    # (vec on PoCL, 32 x 32 x 2^20: 2x slower than packed); vec's work-items of another
+    # tile of rows read B's run again, which a pitch of whole pages evicted (PoCL, 12-32
+    # x 1024-8192 x K: 1.1-1.5x faster packed, level at 2000-5000 columns)
+    pitch_of_pages = impl.name == "vec" and m > tile_rows and n * itemsize % IN_PLACE_PAGE == 0
+    if params.get("PACKED") and m <= rows and n >= tile_columns and not pitch_of_pages:
         why = f"a C of {m} rows (<= {rows}) does not repay packing it"
         params = {**params, "PACKED": 0}
         if "KC" in params and params["KC"] > IN_PLACE_KC:
