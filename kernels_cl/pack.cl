@@ -9,8 +9,9 @@
  *     PACK_ROWS steps of PACK_PANELS neighbouring panels, each step's run of B read front
  *     to back. CPU runtimes run a group's work-items one after another (PoCL) or a few
  *     side by side: down one column of a panel, each work-item read another line every
- *     ldb and its neighbours the same lines again (PoCL, 4096 x 4096: 2-4 GB/s; 16 steps
- *     of 4 panels 22 GB/s, a plain copy's speed; Intel's runtime 1.6-3.7x faster).
+ *     ldb and its neighbours the same lines again (PoCL, 4096 x 4096 within a call: 5-8
+ *     GB/s read plus written before, 11-17 now; alone 19-26 GB/s, a plain copy's speed;
+ *     Intel's runtime 1.6-3.7x faster).
  *     NDRange (SYCL order): (ceil(panels / PACK_PANELS), ceil(K / PACK_ROWS) rounded up
  *     to PACK_LANES) in work-groups of (1, PACK_LANES).
  *   pack_a: panel q holds rows q*PACK_HEIGHT ... q*PACK_HEIGHT + PACK_HEIGHT - 1 of A,
