@@ -5,13 +5,20 @@
  * KiB they share a handful of sets of a CPU's L1 cache and evict each other, and each
  * step of K touches another page. Packed, a panel's steps follow one another.
  *   pack_b: panel p holds columns p*PACK_WIDTH ... p*PACK_WIDTH + PACK_WIDTH - 1 of B,
- *     K-major (a step's PACK_WIDTH values side by side), zeros past N. A work-item copies
- *     PACK_ROWS steps of PACK_PANELS neighbouring panels, each step's run of B read front
- *     to back. CPU runtimes run a group's work-items one after another (PoCL) or a few
- *     side by side: down one column of a panel, each work-item read another line every
- *     ldb and its neighbours the same lines again (PoCL, 4096 x 4096 within a call: 5-8
- *     GB/s read plus written before, 11-17 now; alone 19-26 GB/s, a plain copy's speed;
- *     Intel's runtime 1.6-3.7x faster).
+ *     K-major (a step's PACK_WIDTH values side by side), zeros past N. Work-group (s, p)
+ *     of PACK_LANES work-items copies steps s*PACK_STEPS ... s*PACK_STEPS + PACK_STEPS - 1
+ *     of panel p, neighbouring work-items neighbouring values of a step: for compilers
+ *     that make a group's work-items the lanes of a vector (Intel's CPU runtime).
+ *     NDRange (SYCL order): (ceil(K / PACK_STEPS), panels * PACK_LANES) in work-groups of
+ *     (1, PACK_LANES).
+ *   pack_b_rows: the same panels, for compilers that run a group's work-items one after
+ *     another (PoCL): a work-item copies PACK_ROWS steps of PACK_PANELS neighbouring
+ *     panels, each step's run of B read front to back. In pack_b each such work-item
+ *     reads another line every ldb and its neighbours the same lines again (PoCL,
+ *     4096 x 4096 within a call: 5-8 GB/s read plus written, pack_b_rows 11-17; alone
+ *     19-26 GB/s, a plain copy's speed). On Intel's runtime pack_b_rows packed 1.5-2.3x
+ *     faster, but the product after it ran up to 20% slower at 2048 (level at 1000-3000):
+ *     panel keeps pack_b.
  *     NDRange (SYCL order): (ceil(panels / PACK_PANELS), ceil(K / PACK_ROWS) rounded up
  *     to PACK_LANES) in work-groups of (1, PACK_LANES).
  *   pack_a: panel q holds rows q*PACK_HEIGHT ... q*PACK_HEIGHT + PACK_HEIGHT - 1 of A,
@@ -33,10 +40,10 @@
 #define PACK_LANES 16   // work-items of a work-group
 #endif
 #ifndef PACK_STEPS
-#define PACK_STEPS 256  // pack_a: steps of K a work-group copies
+#define PACK_STEPS 256  // pack_b, pack_a: steps of K a work-group copies
 #endif
 #ifndef PACK_ROWS
-#define PACK_ROWS 16    // pack_b: steps of K a work-item copies ...
+#define PACK_ROWS 16    // pack_b_rows: steps of K a work-item copies ...
 #endif
 #ifndef PACK_PANELS
 #define PACK_PANELS 4   // ... of this many neighbouring panels
@@ -45,6 +52,21 @@
 __kernel __attribute__((reqd_work_group_size(PACK_LANES, 1, 1)))
 void pack_b(const int N, const int K, __global const REAL *restrict B, const int ldb,
             __global REAL *restrict P)
+{
+    const int lane = get_local_id(0);
+    const int panel = get_group_id(0);
+    const int k_stop = min(K, (int)get_group_id(1) * PACK_STEPS + PACK_STEPS);
+    for (int k = get_group_id(1) * PACK_STEPS; k < k_stop; ++k)
+        #pragma unroll
+        for (int x = lane; x < PACK_WIDTH; x += PACK_LANES) {
+            const int j = panel * PACK_WIDTH + x;
+            P[(panel * K + k) * PACK_WIDTH + x] = j < N ? B_AT(k, j) : 0;
+        }
+}
+
+__kernel __attribute__((reqd_work_group_size(PACK_LANES, 1, 1)))
+void pack_b_rows(const int N, const int K, __global const REAL *restrict B, const int ldb,
+                 __global REAL *restrict P)
 {
     const int k0 = get_global_id(0) * PACK_ROWS, k_stop = min(k0 + PACK_ROWS, K);
     const int panel0 = get_global_id(1) * PACK_PANELS;

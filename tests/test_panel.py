@@ -92,8 +92,7 @@ def test_packed_plan_is_three_launches():
     assert dict(plan.steps[1].defines)["PACK_HEIGHT"] == 8
     # B in 3 panels of 48 columns, A in 125 panels of 8 rows, each over all of K
     assert plan.workspace == (3 * 48 * 513, 125 * 8 * 513)
-    # B's 3 panels in one run of 4, K in 33 runs of 16 steps, 16 runs a group
-    assert plan.steps[0].ndrange.global_range.sizes == (1, 48)
+    assert plan.steps[0].ndrange.global_range.sizes == (3, 3 * 16)     # K in 3 slabs of 256
     assert plan.steps[1].ndrange.global_range.sizes == (3, 125 * 16)
     assert plan.steps[2].ndrange.global_range.sizes == (4, 3 * 16)     # 1000 rows, 256 a group
     assert plan.steps[2].args == ("M", "N", "K", "W1", "lda", "W0", 48, "C", "ldc")
@@ -179,12 +178,13 @@ def test_vec_packed_agrees_with_unpacked(any_device):
     assert np.array_equal(packed, unpacked)
 
 
+@pytest.mark.parametrize("by_rows", [False, True], ids=["pack_b", "pack_b_rows"])
 @pytest.mark.parametrize("b_order", ["C", "F"])
 @pytest.mark.parametrize("n, k", [(1, 1), (48, 16), (5 * 48 + 7, 37), (9 * 48, 300)])
-def test_b_packed_into_panels(device, b_order, n, k):
-    """pack_b writes every value of every panel (the workspace poisoned with NaN first):
-    B's columns in panels of 48, K-major, zeros past N; panels past a work-item's four and
-    steps past its 16 included."""
+def test_b_packed_into_panels(device, by_rows, b_order, n, k):
+    """Both kernels that pack B write every value of every panel (the workspace poisoned
+    with NaN first): B's columns in panels of 48, K-major, zeros past N; pack_b_rows'
+    panels past a work-item's four and steps past its 16 included."""
     import pyopencl as cl
 
     from portgemm.backends.opencl import _options
@@ -195,7 +195,7 @@ def test_b_packed_into_panels(device, b_order, n, k):
     queue = Queue.for_device(device)
     b = np.asarray(np.random.default_rng(n + k).standard_normal((k, n)), np.float32,
                    order=b_order)
-    step, elements = pack_b_step(n, k, 48, "W0")
+    step, elements = pack_b_step(n, k, 48, "W0", by_rows=by_rows)
     kernel = queue.kernel(read_kernel(step.source_file), step.kernel,
                           _options(step.defines, np.dtype(np.float32), False, b_order == "F"))
     poisoned = np.full(elements, np.nan, np.float32)
@@ -216,7 +216,7 @@ def test_vec_packed_plan():
     vec = get_variant("vec")
     params = vec.resolve(dict(tile_y=8, tile_x=48, vw=16, wg_y=2, wg_x=4, PACKED=1))
     plan = vec.plan(100, 100, 700, params)
-    assert [(s.kernel, s.source_file) for s in plan.steps] == [("pack_b", "pack.cl"),
+    assert [(s.kernel, s.source_file) for s in plan.steps] == [("pack_b_rows", "pack.cl"),
                                                                ("gemm", "")]
     assert plan.workspace == (3 * 48 * 700,)    # 100 columns in 3 panels of 48
     assert plan.steps[1].args[5:7] == ("W0", 48)  # B is the panels, ldb their width

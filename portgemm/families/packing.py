@@ -15,22 +15,27 @@ from ..runtime.ndrange import NDRange
 from .base import Step
 from .phvm import INT_LIMIT
 
-PACK_STEPS = 256  # pack_a: steps of K one work-group copies
+PACK_STEPS = 256  # pack_b, pack_a: steps of K one work-group copies
 PACK_LANES = 16   # work-items of a work-group, where the GEMM kernel sets no width
-PACK_ROWS, PACK_PANELS = 16, 4  # pack_b: a work-item's steps of K and panels of B
+PACK_ROWS, PACK_PANELS = 16, 4  # pack_b_rows: a work-item's steps of K and panels
 
 
-def pack_b_step(n: int, k: int, width: int, workspace: str,
-                lanes: int = PACK_LANES) -> tuple[Step, int]:
+def pack_b_step(n: int, k: int, width: int, workspace: str, lanes: int = PACK_LANES,
+                by_rows: bool = False) -> tuple[Step, int]:
     """(the launch, the workspace's element count) that packs B in panels of ``width``
-    columns into ``workspace``: work-items of PACK_ROWS steps of PACK_PANELS panels in
-    work-groups of ``lanes`` along K."""
+    columns into ``workspace``: work-groups of ``lanes`` work-items across a step of a
+    panel (pack.cl: pack_b, for compilers that vectorise across work-items), or with
+    ``by_rows`` work-items of PACK_ROWS steps of PACK_PANELS panels in groups of
+    ``lanes`` along K (pack_b_rows, for compilers that run them one after another)."""
     panels = ceil(n / width)
+    elements = _within(panels * width * k, "B", "PACKED=0")
+    args = ("N", "K", "B", "ldb", workspace)
+    if not by_rows:
+        return _step("pack_b", panels, k, lanes, {"PACK_WIDTH": width}, args), elements
     defines = (("PACK_LANES", lanes), ("PACK_PANELS", PACK_PANELS), ("PACK_ROWS", PACK_ROWS),
                ("PACK_WIDTH", width))
     ndrange = NDRange.covering((ceil(panels / PACK_PANELS), ceil(k / PACK_ROWS)), (1, lanes))
-    return Step(ndrange, defines, "pack_b", "pack.cl", ("N", "K", "B", "ldb", workspace)), \
-        _within(panels * width * k, "B", "PACKED=0")
+    return Step(ndrange, defines, "pack_b_rows", "pack.cl", args), elements
 
 
 def pack_a_step(m: int, k: int, height: int, workspace: str,

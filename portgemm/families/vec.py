@@ -71,7 +71,8 @@ class Vec(Variant):
         if not params["PACKED"]:
             return plan
         packed = f"W{len(plan.workspace)}"
-        pack, elements = pack_b_step(n, k, params["tile_x"], packed)
+        # a work-item a run of steps: PoCL runs a group's work-items one after another
+        pack, elements = pack_b_step(n, k, params["tile_x"], packed, by_rows=True)
         args = tuple({"B": packed, "ldb": params["tile_x"]}.get(arg, arg) for arg in plan.args)
         product = Step(plan.ndrange, plan.defines, args=args)
         return LaunchPlan.starting_with(pack, more=(product,) + plan.more,
