@@ -1,5 +1,6 @@
 """Where a call's kernel time goes: each launch of the plan (packing, the product, the
-sum of split slices) on its own OpenCL event, median over runs, beside numpy.
+sum of split slices) on its own OpenCL event, median over runs, beside numpy timed turn
+about with them as the bench does (portgemm.bench.runner.turn_about).
 
     python bench/step_times.py --device opencl:cpu:1 --sizes 64x4096x4096,2048
     python bench/step_times.py --device pocl --variant vec --params '{"PACKED": 0}'
@@ -11,12 +12,12 @@ import argparse
 import json
 import os
 import statistics
-import time
 
 import numpy as np
 
 import portgemm
-from portgemm.bench.runner import parse_sizes
+from portgemm.bench.references import numpy_call_ms
+from portgemm.bench.runner import parse_sizes, turn_about
 
 
 def main():
@@ -36,18 +37,15 @@ def main():
     for m, n, k in parse_sizes(args.sizes):
         a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
         b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-        runs, numpy_ms = [], []
-        for rep in range(args.reps + 2):
-            result = portgemm.gemm(a, b, device=device, variant=args.variant, params=params)
-            start = time.perf_counter()
-            a @ b
-            numpy_ms.append((time.perf_counter() - start) * 1e3)
-            if rep >= 2:
-                runs.append(result.step_ms)
-        steps = [statistics.median(times) for times in zip(*runs)]
-        print(f"{m}x{n}x{k} {result.variant} {result.params}")
+        def call():
+            return portgemm.gemm(a, b, device=device, variant=args.variant, params=params)
+
+        call()  # builds the kernels
+        runs, numpy_ms = turn_about(call, numpy_call_ms(a, b), args.reps)
+        steps = [statistics.median(times) for times in zip(*(r.step_ms for r in runs))]
+        print(f"{m}x{n}x{k} {runs[0].variant} {runs[0].params}")
         print(f"  steps (ms): {', '.join(f'{ms:.3f}' for ms in steps)}; sum {sum(steps):.3f}; "
-              f"numpy {statistics.median(numpy_ms[2:]):.3f}")
+              f"numpy {statistics.median(numpy_ms):.3f}")
 
 
 if __name__ == "__main__":

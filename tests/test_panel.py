@@ -212,6 +212,20 @@ def test_b_packed_into_panels(device, by_rows, b_order, n, k):
     assert np.array_equal(poisoned, expected)
 
 
+def test_step_times_are_the_plan_launches(device):
+    """GemmResult.step_ms: one event time for each launch of the plan (pack, the split
+    product, the sum of its slices), adding up to kernel_ms."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((40, 300), dtype=np.float32)
+    b = rng.standard_normal((300, 70), dtype=np.float32)
+    params = dict(tile_y=4, tile_x=16, vw=8, wg_y=1, wg_x=2, PACKED=1, KSPLIT=2)
+    result = portgemm.gemm(a, b, device=device, variant="vec", params=params)
+    plan = get_variant("vec").plan(40, 70, 300, result.params)
+    assert len(result.step_ms) == len(plan.steps) == 3
+    assert all(ms > 0 for ms in result.step_ms)
+    assert sum(result.step_ms) == pytest.approx(result.kernel_ms)
+
+
 def test_vec_packed_plan():
     vec = get_variant("vec")
     params = vec.resolve(dict(tile_y=8, tile_x=48, vw=16, wg_y=2, wg_x=4, PACKED=1))

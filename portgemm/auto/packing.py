@@ -22,9 +22,9 @@ whether it packs B first: the choice's parameters, fitted to C.
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
   (``IN_PLACE_ROWS``, per family), unless (vec) its row pitch is whole pages
-  (``IN_PLACE_PAGE``) and more than one tile of rows re-reads it. Panel with B in place takes panels of K at most
-  ``IN_PLACE_KC`` deep: their rows lie ldb apart, which for a power-of-two ldb puts
-  them all in a few sets of the caches.
+  (``IN_PLACE_PAGE``) and more than one tile of rows re-reads it. Panel with B in place
+  takes panels of K at most ``IN_PLACE_KC`` deep: their rows lie ldb apart, which for a
+  power-of-two ldb puts them all in a few sets of the caches.
 
 Measured: bench/results/2026-11-22-cpu-packing, 2026-11-23-cpu-pocl-groups
 (``bench/packing_ab.py``, ``tune``).
@@ -33,7 +33,7 @@ Measured: bench/results/2026-11-22-cpu-packing, 2026-11-23-cpu-pocl-groups
 from __future__ import annotations
 
 from math import ceil
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..families.base import Variant
 from .shapes import SHALLOW_K_MOST
@@ -43,7 +43,8 @@ from .shapes import SHALLOW_K_MOST
 # 1.3x slower at 64 (bench/results/2026-11-22-skinny/packing-*.txt)
 IN_PLACE_ROWS = {"panel": 128, "vec": 32}
 IN_PLACE_KC = 128     # panel's deepest panel of K with B in place
-IN_PLACE_PAGE = 4096  # vec packs a few rows' B after all where its row pitch is whole pages
+# vec packs a few rows' B after all where its row pitch is whole pages of this many bytes
+IN_PLACE_PAGE = {"vec": 4096}
 COLUMN_SLACK = 1.10   # refit panel's tile where its groups compute more columns than this x N
 REFIT_ROWS = 8        # rows of a refitted tile, at most (one stream of A each)
 REFIT_KEEP = 2 / 3    # a refitted tile keeps at least this share of the accumulators
@@ -53,131 +54,144 @@ SHALLOW_GROUP = (2, 4)  # vec's work-items a group down M at most, along N at le
                         # ... a K of at most SHALLOW_K_MOST (the shallow-k class's bound)
 
 
+class Target(NamedTuple):
+    """What a refit fits the parameters to: an m x n C of depth k (None: not known), on a
+    device of ``units`` compute units, elements of ``itemsize`` bytes."""
+
+    m: int
+    n: int
+    k: int | None
+    units: int
+    itemsize: int
+
+
 def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int, k: int | None = None,
                 units: int = 1, itemsize: int = 4) -> tuple[dict[str, Any], list[str]]:
-    """(parameters fitted to an m x n C of depth k (None: not known) on a device of
-    ``units`` compute units, elements of ``itemsize`` bytes, what changed and why) for a
-    family that packs B (``PACKED``); other families' parameters come back as they are."""
+    """(parameters fitted to the :class:`Target`, what changed and why) for a family that
+    packs B (``PACKED``); other families' parameters come back as they are."""
     if "PACKED" not in impl.defaults:
         return params, []
+    target = Target(m, n, k, units, itemsize)
+    refits = {"panel": (_fit_columns, _fit_in_place),
+              "vec": (_fit_rows, _fit_narrow, _fit_shallow, _fit_group, _fit_group_rows,
+                      _fit_in_place)}
     notes = []
-    refits = {"panel": (_fit_columns,),
-              "vec": (_fit_rows, _fit_narrow, _fit_shallow, _fit_group, _fit_group_rows)}
     for refit in refits.get(impl.name, ()):
-        params, note = refit(impl, params, m, n, k, units)
+        params, note = refit(impl, params, target)
         notes += [note] if note else []
-    rows = IN_PLACE_ROWS.get(impl.name, 0)
-    tile_rows, tile_columns = impl.elements_per_item(params)
-    # a C narrower than a work-item's columns would read B in place element by element
-    # (vec on PoCL, 32 x 32 x 2^20: 2x slower than packed); vec's work-items of another
-    # tile of rows read B's run again, which a pitch of whole pages evicted (PoCL, 12-32
-    # x 1024-8192 x K: 1.1-1.5x faster packed, level at 2000-5000 columns)
-    pitch_of_pages = impl.name == "vec" and m > tile_rows and n * itemsize % IN_PLACE_PAGE == 0
-    if params.get("PACKED") and m <= rows and n >= tile_columns and not pitch_of_pages:
-        why = f"a C of {m} rows (<= {rows}) does not repay packing it"
-        params = {**params, "PACKED": 0}
-        if "KC" in params and params["KC"] > IN_PLACE_KC:
-            params["KC"] = IN_PLACE_KC
-            why += f"; panels of K {IN_PLACE_KC} deep"
-        notes.append(f"B read in place (PACKED=0): {why}")
     return params, notes
 
 
-def _fit_rows(impl: Variant, params: dict[str, Any], m: int, n: int,
-              k: int | None, units: int) -> tuple[dict, str]:
+def _fit_in_place(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
+    """B read in place for a C of at most IN_PLACE_ROWS rows (the family's) that has a
+    work-item's columns: a narrower C would read B in place element by element (vec on
+    PoCL, 32 x 32 x 2^20: 2x slower than packed). Where the family has an IN_PLACE_PAGE,
+    a row pitch of whole such pages under more than one tile of rows stays packed: the
+    next tile of rows reads B's run again, which rows sharing a few cache sets evicted
+    (vec on PoCL, 12-32 x 1024-8192 x K: 1.1-1.5x faster packed, level at 2000-5000
+    columns)."""
+    rows, page = IN_PLACE_ROWS.get(impl.name, 0), IN_PLACE_PAGE.get(impl.name)
+    tile_rows, tile_columns = impl.elements_per_item(params)
+    pitch_of_pages = page is not None and c.m > tile_rows and c.n * c.itemsize % page == 0
+    if not params.get("PACKED") or c.m > rows or c.n < tile_columns or pitch_of_pages:
+        return params, ""
+    why = f"a C of {c.m} rows (<= {rows}) does not repay packing it"
+    params = {**params, "PACKED": 0}
+    if "KC" in params and params["KC"] > IN_PLACE_KC:
+        params["KC"] = IN_PLACE_KC
+        why += f"; panels of K {IN_PLACE_KC} deep"
+    return params, f"B read in place (PACKED=0): {why}"
+
+
+def _changed(params: dict[str, Any], fitted: dict[str, Any], note: str) -> tuple[dict, str]:
+    """(fitted, note), or (params, "") where the refit changed nothing."""
+    return (params, "") if fitted == params else (fitted, note)
+
+
+def _fit_rows(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
     """vec: a C of fewer rows than a work-item's tile in one work-item (tile_y = M) and
     one row of work-items a group: rows past M are computed for nothing, and a group's
     idle row of work-items cost PoCL as much again (1 x 4096 x 4096: 3x faster)."""
-    if m >= params["tile_y"]:
+    if c.m >= params["tile_y"]:
         return params, ""
-    return ({**params, "tile_y": m, "wg_y": 1},
-            f"tile of {m} row{'s' * (m > 1)} x {params['tile_x']} for a C of {m} (was "
-            f"{params['tile_y']} rows, groups of {params['wg_y']} along M)")
+    return ({**params, "tile_y": c.m, "wg_y": 1},
+            f"tile of {c.m} row{'s' * (c.m > 1)} x {params['tile_x']} for a C of {c.m} "
+            f"(was {params['tile_y']} rows, groups of {params['wg_y']} along M)")
 
 
-def _fit_narrow(impl: Variant, params: dict[str, Any], m: int, n: int,
-                k: int | None, units: int) -> tuple[dict, str]:
+def _fit_narrow(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
     """vec: a C narrower than a work-item's columns in as few vectors as cover it, one
     column in a scalar tile reading B in place: every column past N is multiply-adds for
     nothing (PoCL, 4096 x 1-16 x 4096: 1.6-2.3x faster in one vector of 16 than in
     three, and 4096-8192 x 1 x K 1.1-1.6x faster again with one column)."""
-    if n >= params["tile_x"]:
+    if c.n >= params["tile_x"]:
         return params, ""
-    if n == 1:
+    if c.n == 1:
         fitted = {**params, "tile_x": 1, "vw": 1, "PACKED": 0}
     else:
-        fitted = {**params, "tile_x": ceil(n / params["vw"]) * params["vw"]}
-    if fitted["tile_x"] == params["tile_x"]:
-        return params, ""
-    return fitted, (f"tile of {params['tile_y']} rows x {fitted['tile_x']} for a C of {n} "
-                    f"column{'s' * (n > 1)} (was x {params['tile_x']})")
+        fitted = {**params, "tile_x": ceil(c.n / params["vw"]) * params["vw"]}
+    return _changed(params, fitted, f"tile of {params['tile_y']} rows x {fitted['tile_x']} "
+                    f"for a C of {c.n} column{'s' * (c.n > 1)} (was x {params['tile_x']})")
 
 
-def _fit_shallow(impl: Variant, params: dict[str, Any], m: int, n: int,
-                 k: int | None, units: int) -> tuple[dict, str]:
+def _fit_shallow(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
     """vec: a shallow K (at most SHALLOW_K_MOST) in groups of at most SHALLOW_GROUP rows
     and columns of work-items: there the work is writing C, which a group of many rows
     and one column of work-items writes in short runs over as many pages, and its shared
     panel of B is too short to matter (PoCL: 4096 x 4096 x 8 3.7x, 2048^2 x 32 3.4x,
     4096^2 x 64 1.8x, 2048^2 x 128 1.1x faster than in groups of 32 x 1)."""
     rows, columns = SHALLOW_GROUP
-    if k is None or k > SHALLOW_K_MOST or (params["wg_y"] <= rows and params["wg_x"] >= columns):
+    wide_enough = params["wg_y"] <= rows and params["wg_x"] >= columns
+    if c.k is None or c.k > SHALLOW_K_MOST or wide_enough:
         return params, ""
     fitted = {**params, "wg_y": min(params["wg_y"], rows), "wg_x": max(params["wg_x"], columns)}
-    return fitted, (f"groups of {fitted['wg_y']} x {fitted['wg_x']} work-items for K = {k} "
+    return fitted, (f"groups of {fitted['wg_y']} x {fitted['wg_x']} work-items for K = {c.k} "
                     f"(<= {SHALLOW_K_MOST}; was {params['wg_y']} x {params['wg_x']})")
 
 
-def _fit_group(impl: Variant, params: dict[str, Any], m: int, n: int,
-               k: int | None, units: int) -> tuple[dict, str]:
+def _fit_group(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
     """vec: a work-group of fewer work-items along N where its columns pad a C of at most
     NARROW_GROUPS groups' columns less (at 600 and 1000 columns, fewer work-items a
     group were level or slower on PoCL)."""
     columns = impl.elements_per_item(params)[1]
 
     def padded(wg_x: int) -> int:
-        return ceil(n / (columns * wg_x)) * columns * wg_x
+        return ceil(c.n / (columns * wg_x)) * columns * wg_x
 
-    if padded(params["wg_x"]) <= COLUMN_SLACK * n or \
-            n > NARROW_GROUPS * columns * params["wg_x"]:
+    if padded(params["wg_x"]) <= COLUMN_SLACK * c.n or \
+            c.n > NARROW_GROUPS * columns * params["wg_x"]:
         return params, ""
     wg_x = min((w for w in impl.space["wg_x"] if w <= params["wg_x"]),
                key=lambda w: (padded(w), -w))
-    if wg_x == params["wg_x"]:
-        return params, ""
-    return {**params, "wg_x": wg_x}, (f"groups of {wg_x} work-items along N for {n} "
-                                      f"columns ({padded(wg_x)} computed, where "
-                                      f"{params['wg_x']} computed {padded(params['wg_x'])})")
+    return _changed(params, {**params, "wg_x": wg_x},
+                    f"groups of {wg_x} work-items along N for {c.n} columns ({padded(wg_x)} "
+                    f"computed, where {params['wg_x']} computed {padded(params['wg_x'])})")
 
 
-def _fit_group_rows(impl: Variant, params: dict[str, Any], m: int, n: int,
-                    k: int | None, units: int) -> tuple[dict, str]:
+def _fit_group_rows(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
     """vec: no more rows of work-items a group than C has tiles of rows (an idle row
     costs PoCL a pass of the group's loop), then half as many while C would give fewer
     than GROUPS_PER_UNIT groups per compute unit (a many-core host's cores kept busy;
     not measured beyond 2 cores)."""
     rows, columns = impl.elements_per_item(params)
-    row_tiles, column_groups = ceil(m / rows), ceil(n / (columns * params["wg_x"]))
+    row_tiles, column_groups = ceil(c.m / rows), ceil(c.n / (columns * params["wg_x"]))
     wg_y = min(params["wg_y"], row_tiles)
-    while wg_y > 1 and ceil(row_tiles / wg_y) * column_groups < GROUPS_PER_UNIT * units:
+    while wg_y > 1 and ceil(row_tiles / wg_y) * column_groups < GROUPS_PER_UNIT * c.units:
         wg_y //= 2
-    if wg_y == params["wg_y"]:
-        return params, ""
-    return {**params, "wg_y": wg_y}, (f"groups of {wg_y} work-items along M for "
-                                      f"{row_tiles} tiles of rows on {units} compute "
-                                      f"unit{'s' * (units > 1)} (was {params['wg_y']})")
+    return _changed(params, {**params, "wg_y": wg_y},
+                    f"groups of {wg_y} work-items along M for {row_tiles} tiles of rows on "
+                    f"{c.units} compute unit{'s' * (c.units > 1)} (was {params['wg_y']})")
 
 
-def _fit_columns(impl: Variant, params: dict[str, Any], m: int, n: int,
-                 k: int | None, units: int) -> tuple[dict, str]:
+def _fit_columns(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
     """panel: the tile_x (and rows) whose groups pad N least."""
     lanes = impl.work_group(params)[1]
     rows, columns = impl.elements_per_item(params)
 
     def padded(tile_x: int) -> int:
-        return ceil(n / (tile_x * lanes)) * tile_x * lanes
+        return ceil(c.n / (tile_x * lanes)) * tile_x * lanes
 
-    if padded(columns) <= COLUMN_SLACK * n:
+    if padded(columns) <= COLUMN_SLACK * c.n:
         return params, ""
     accumulators = rows * columns
     tiles = []
@@ -193,6 +207,6 @@ def _fit_columns(impl: Variant, params: dict[str, Any], m: int, n: int,
         return params, ""
     fitted = {**params, "tile_y": tile_y, "tile_x": -minus_x,
               "MB": ceil(params["MB"] / tile_y) * tile_y}
-    return fitted, (f"tile {tile_y} x {-minus_x} for {n} columns (groups of "
+    return fitted, (f"tile {tile_y} x {-minus_x} for {c.n} columns (groups of "
                     f"{-minus_x * lanes}: {padded(-minus_x)} computed, where "
                     f"{rows} x {columns} computed {padded(columns)})")
