@@ -33,6 +33,11 @@
  * dimension aligned, which the kernel checks once), a work-item reads it as vectors: one
  * 16-byte load instead of WIDTH loads that each touch a different cache sector when the
  * neighbouring work-items' runs lie a row apart.
+ * ROWVEC 1 (a CPU's form; BS = 1): the work-item walks its run of K one step at a time
+ * and holds each row of its tile as one vector of VN values, so a step is one vector load
+ * of B's row (a row-major B) and TM broadcasts of A times it, in KU independent sums.
+ * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
+ * load B's rows across the lanes instead, a gather for every row of the tile.
  * NDRange: GS * T / TG work-groups of BS * TG work-items (one dimension); any M, N, K >= 1.
  */
 #include "common.h"
@@ -60,6 +65,12 @@
 #endif
 #ifndef KU
 #define KU 1        // steps of K whose loads a work-item issues before their products
+#endif
+#ifndef ROWVEC
+#define ROWVEC 0    // 1: each row of the tile one vector, K walked step by step (BS = 1)
+#endif
+#ifndef VN
+#define VN 8        // ROWVEC: the vector's width, TN rounded up to 1, 2, 4, 8 or 16
 #endif
 
 #if USE_FP64
@@ -352,6 +363,96 @@ inline void accumulate(REAL *acc, int k, const int k_end,
 #endif
 }
 
+#if ROWVEC
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if VN == 1
+#define ROW REAL
+#define LOAD_ROW(p) (*(p))
+#define STORE_ROW(v, p) (*(p) = (v))
+#else
+#define ROW CAT(REAL, VN)
+#define LOAD_ROW(p) CAT(vload, VN)(0, p)
+#define STORE_ROW(v, p) CAT(vstore, VN)(v, 0, p)
+#endif
+/* A vector of VN lanes built from V(0), ..., V(VN - 1) in registers (a vector loaded from
+ * values just stored to a private array waits on the stores) */
+#define LANES_2(V) V(0), V(1)
+#define LANES_4(V) LANES_2(V), V(2), V(3)
+#define LANES_8(V) LANES_4(V), V(4), V(5), V(6), V(7)
+#define LANES_16(V) LANES_8(V), V(8), V(9), V(10), V(11), V(12), V(13), V(14), V(15)
+#if VN == 1
+#define BUILD_ROW(V) V(0)
+#else
+#define BUILD_ROW(V) ((ROW)(CAT(LANES_, VN)(V)))
+#endif
+
+/* acc += A(y, k) B(k, x) over k < k_end one step at a time, each row y of the tile one
+ * vector, in KU sums of every KU-th step (independent chains of additions; added in
+ * order at the end). Steps below vector_end load the tile's row of B as one vector of VN
+ * values, lanes past TN included (read from the rest of the row or the start of the
+ * next, never stored); the others value by value. */
+inline void accumulate_rows(REAL *acc, int k, const int vector_end, const int k_end,
+                            __global const REAL *restrict A, const int lda, const int *rows,
+                            __global const REAL *restrict B, const int ldb, const int n0,
+                            const int *cols)
+{
+    ROW sum[KU][TM];
+    #pragma unroll
+    for (int u = 0; u < KU; ++u)
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            sum[u][y] = 0;
+    for (; k + KU <= vector_end; k += KU) {
+        ROW b[KU];
+        #pragma unroll
+        for (int u = 0; u < KU; ++u)
+            b[u] = LOAD_ROW(B + (k + u) * ldb + n0);
+        #pragma unroll
+        for (int u = 0; u < KU; ++u)
+            #pragma unroll
+            for (int y = 0; y < TM; ++y)
+                sum[u][y] = MAD((ROW)(A_AT(rows[y], k + u)), b[u], sum[u][y]);
+    }
+    for (; k < vector_end; ++k) {
+        const ROW b = LOAD_ROW(B + k * ldb + n0);
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            sum[0][y] = MAD((ROW)(A_AT(rows[y], k)), b, sum[0][y]);
+    }
+    for (; k < k_end; ++k) {
+#define B_LANE(x) ((x) < TN ? B_AT(k, cols[min((x), TN - 1)]) : (REAL)0)
+        const ROW b = BUILD_ROW(B_LANE);
+#undef B_LANE
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            sum[0][y] = MAD((ROW)(A_AT(rows[y], k)), b, sum[0][y]);
+    }
+    #pragma unroll
+    for (int y = 0; y < TM; ++y) {
+        #pragma unroll
+        for (int u = 1; u < KU; ++u)
+            sum[0][y] += sum[u][y];
+        REAL values[VN];
+        STORE_ROW(sum[0][y], values);
+        #pragma unroll
+        for (int x = 0; x < TN; ++x)
+            acc[y * TN + x] = values[x];
+    }
+}
+
+/* Where the steps of a row-major B stop being read as vectors of VN values: at k_end
+ * where the VN values lie in the row; at the last row of B where they run on into the
+ * next row (the last has none after it); at once for a column-major B (no vectors). */
+inline int vector_steps_end(const int n0, const int N, const int K, const int ldb,
+                            const int k, const int k_end)
+{
+    if (B_COLMAJOR || n0 + VN > ldb + N)
+        return k;
+    return n0 + VN <= N ? k_end : min(k_end, K - 1);
+}
+#endif
+
 /* Whether n values from p, a run starting at a multiple of n, lie as whole aligned
  * vectors in every row (lines ld apart) */
 inline bool aligned_runs(__global const REAL *p, const int n, const int ld)
@@ -400,9 +501,13 @@ void partial_tiles(const int M, const int N, const int K,
     for (int q = 0; q < QN; ++q)
         acc[q] = 0;
 
+    const int k = k_begin + sid;
+#if ROWVEC
+    accumulate_rows(acc, k, vector_steps_end(n0, N, K, ldb, k, k_end), k_end, A, lda, rows,
+                    B, ldb, n0, cols);
+#else
     const bool wide_a = A_COLMAJOR && m0 + TM <= M && aligned_runs(A, TM, lda);
     const bool wide_b = !B_COLMAJOR && n0 + TN <= N && aligned_runs(B, TN, ldb);
-    const int k = k_begin + sid;
     if (wide_a && wide_b)
         accumulate(acc, k, k_end, A, lda, rows, true, B, ldb, cols, true);
     else if (wide_a)
@@ -411,6 +516,7 @@ void partial_tiles(const int M, const int N, const int K,
         accumulate(acc, k, k_end, A, lda, rows, false, B, ldb, cols, true);
     else
         accumulate(acc, k, k_end, A, lda, rows, false, B, ldb, cols, false);
+#endif
 
     __local REAL tile_sums[TG * QN];
     __local REAL *tile_sum = tile_sums + block * QN;

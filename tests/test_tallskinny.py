@@ -12,6 +12,7 @@ import pytest
 
 import portgemm
 from portgemm.auto import choose, phvm
+from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import class_order, classify
 from portgemm.auto.splitk import ksplit
 from portgemm.auto.tallskinny import MAX_TERMS, gpu_group, tallskinny_params, tile_for
@@ -58,6 +59,14 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     # several steps' loads at once (KU), with the steps left over one by one
     ({"GS": 3, "BS": 32, "tile_y": 4, "tile_x": 4, "KU": 2}, "CC"),
     ({"GS": 2, "BS": 64, "tile_y": 3, "tile_x": 8, "KU": 4, "TG": 2, "FUSE": 1}, "CF"),
+    # each row of the tile one vector (ROWVEC): B's rows as vectors (CC, FC; 3 of 4 lanes
+    # read past the tile), value by value (CF, FF); in KU sums; vectors of 1 and 16
+    ({"GS": 3, "BS": 1, "tile_y": 8, "tile_x": 8, "ROWVEC": 1}, "CC"),
+    ({"GS": 5, "BS": 1, "tile_y": 4, "tile_x": 3, "ROWVEC": 1}, "CC"),
+    ({"GS": 2, "BS": 1, "tile_y": 3, "tile_x": 5, "ROWVEC": 1, "KU": 2}, "FC"),
+    ({"GS": 4, "BS": 1, "tile_y": 8, "tile_x": 3, "ROWVEC": 1, "KU": 4}, "CF"),
+    ({"GS": 7, "BS": 1, "tile_y": 1, "tile_x": 1, "ROWVEC": 1, "KU": 2}, "FF"),
+    ({"GS": 64, "BS": 1, "tile_y": 2, "tile_x": 16, "ROWVEC": 1, "FUSE": 1}, "CC"),
 ])
 def test_tallskinny_any_shape_and_layout(device, params, order):
     from portgemm.families.tallskinny import butterfly_miscompiled
@@ -74,10 +83,12 @@ def test_tallskinny_any_shape_and_layout(device, params, order):
 
 
 @pytest.mark.parametrize("order", ["CC", "FF"])
-def test_tallskinny_unaligned_runs(device, order):
+@pytest.mark.parametrize("params", [{"GS": 4, "BS": 32, "tile_y": 4, "tile_x": 4, "TG": 2},
+                                    {"GS": 4, "BS": 1, "tile_y": 4, "tile_x": 4, "ROWVEC": 1}])
+def test_tallskinny_unaligned_runs(device, order, params):
     """Operands that start one element past an aligned address (host views, which CPU
-    devices use in place) are read value by value: the kernel's alignment check."""
-    params = {"GS": 4, "BS": 32, "tile_y": 4, "tile_x": 4, "TG": 2}
+    devices use in place) are read value by value: the kernel's alignment check (ROWVEC's
+    vector loads need no alignment)."""
     for m, n, k in [(8, 8, 3001), (4, 12, 999)]:
         a, b = operands(m, n, k, order=order)
         a_view = np.empty(a.size + 1, a.dtype)[1:].reshape(a.shape, order=order[0])
@@ -140,6 +151,7 @@ def test_xgemm_split_k(device, split, shape):
     ("tallskinny", {"GS": 16, "BS": 64, "tile_y": 4, "tile_x": 4, "REDUCE": 1, "FUSE": 1}),
     ("tallskinny", {"GS": 16, "BS": 32, "tile_y": 4, "tile_x": 2, "TG": 4, "KU": 2,
                     "FUSE": 1}),
+    ("tallskinny", {"GS": 16, "BS": 1, "tile_y": 8, "tile_x": 6, "KU": 2, "ROWVEC": 1}),
     ("xgemm", {"MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 16, "NDIMC": 16, "WARPN": 16,
                "KSPLIT": 4}),
 ])
@@ -167,6 +179,57 @@ def test_steps_loaded_at_once_leave_the_sums_alone(device):
             again = portgemm.gemm(a, b, device=device, variant="tallskinny",
                                   params={**base, "KU": steps}).c
             assert np.array_equal(again, first), (order, steps)
+
+
+GUARDED_B = """
+import ctypes, mmap, sys
+import numpy as np
+import portgemm
+page = mmap.PAGESIZE
+k, n = 1000, 3                         # 12000 bytes: B ends 3 floats short of 3 pages
+memory = mmap.mmap(-1, 4 * page)
+libc = ctypes.CDLL(None, use_errno=True)
+address = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+assert libc.mprotect(ctypes.c_void_p(address + 3 * page), page, 0) == 0  # PROT_NONE
+flat = np.frombuffer(memory, np.float32)[:3 * page // 4]
+b = flat[len(flat) - k * n:].reshape(k, n)        # its last value right before the guard
+b[...] = np.random.default_rng(0).uniform(-1, 1, (k, n))
+a = np.random.default_rng(1).uniform(-1, 1, (2, k)).astype(np.float32)
+params = {"GS": 3, "BS": 1, "tile_y": 2, "tile_x": 3, "ROWVEC": 1, "KU": 2}
+c = portgemm.matmul(a, b, device=sys.argv[1], variant="tallskinny", params=params)
+assert np.allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+print("in bounds")
+"""
+
+
+def test_row_vectors_stop_at_the_end_of_b(device):
+    """ROWVEC reads 4 values for a tile of 3 columns, the one past the tile from B's next
+    row; the last row has none after it and is read value by value. B ends right before a
+    page the process may not read (a CPU device uses it in place): a read past its end
+    would kill the child process."""
+    if device.type != "cpu":
+        pytest.skip("a GPU reads a copy of B")
+    run = subprocess.run([sys.executable, "-c", GUARDED_B, device.filter_string],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "in bounds" in run.stdout, run.stderr[-2000:]
+
+
+def test_rows_as_vectors_on_a_work_item_vectorising_cpu():
+    """Intel's CPU runtime: groups of one work-item, tiles of at most 8 rows and 16
+    columns (C's columns shared evenly), two sums where the rows are vectors of two."""
+    from portgemm.auto.tallskinny import row_tile
+
+    cpu = gpu(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
+              name="AMD EPYC", handle=None, compute_units=2, native_vector_width=16)
+    params, why = tallskinny_params(cpu, 8, 8, 1 << 22)
+    assert (params["BS"], params["ROWVEC"], params["KU"]) == (1, 1, 1)
+    assert params["GS"] == (1 << 22) // MAX_TERMS and "vector of 8" in why
+    assert tallskinny_params(cpu, 2, 2, 1 << 20)[0]["KU"] == 2
+    assert row_tile(16, 16) == (8, 16) and row_tile(4096, 24) == (8, 12)
+    assert row_tile(3, 3) == (3, 3) and row_tile(4096, 17) == (8, 9)
+    tall = choose(cpu, 4096, 16, 4096, sources=[])
+    assert tall.variant == "tallskinny" and tall.params["tile_x"] == 16
+    assert choose(cpu, 4096, 20, 4096, sources=[]).variant != "tallskinny"
 
 
 def test_ticket_counters_are_left_zero(device):
@@ -350,10 +413,12 @@ def test_split_model_counts_waves_of_layers():
 
 
 def test_bandwidth_model_on_cpu_and_gpu():
-    cpus = [d for d in portgemm.get_devices() if d.type == "cpu"]
-    if cpus:  # on a CPU: SIMD-wide groups, a few a core
-        cpu_params, why = tallskinny_params(cpus[0], 8, 8, 1 << 22)
-        assert cpu_params["BS"] >= traits(cpus[0]).simd and "SIMD" in why
+    for cpu in (d for d in portgemm.get_devices() if d.type == "cpu"):
+        cpu_params, why = tallskinny_params(cpu, 8, 8, 1 << 22)
+        if compiler_kind(cpu) == "work-item-vectorising":  # a work-item, rows as vectors
+            assert (cpu_params["BS"], cpu_params["ROWVEC"]) == (1, 1) and "ROWVEC" in why
+        else:  # SIMD-wide groups, a few a core
+            assert cpu_params["BS"] >= traits(cpu).simd and "SIMD" in why
         assert (1 << 22) / (cpu_params["GS"] * cpu_params["BS"]) <= MAX_TERMS
     gpu_params, _ = tallskinny_params(gpu(), 16, 16, 1 << 25)
     assert gpu_params["tile_y"] * gpu_params["tile_x"] <= 128

@@ -78,13 +78,14 @@ def test_wide_plan():
     ((1, 4096, 4096), "skinny", "skinny"), ((16, 4096, 4096), "skinny", "skinny"),
     ((32, 4096, 4096), "skinny", "deep-k"), ((33, 4096, 4096), "deep-k", "deep-k"),
     ((4096, 1, 4096), "skinny", "skinny"), ((4096, 8, 10), "skinny", "skinny"),
-    ((4096, 8, 4096), "skinny", "skinny"), ((4096, 9, 4096), "skinny", "deep-k"),
+    ((4096, 8, 4096), "skinny", "skinny"), ((4096, 16, 4096), "skinny", "skinny"),
+    ((4096, 17, 4096), "skinny", "deep-k"),
     ((4096, 24, 4096), "skinny", "deep-k"), ((4096, 25, 4096), "deep-k", "deep-k"),
     ((1, 511, 1000), "medium", "medium"), ((8, 8, 1 << 22), "tall-skinny", "tall-skinny"),
     ((1, 200, 1 << 20), "tall-skinny", "tall-skinny"),
 ])
 def test_skinny_class(shape, expected, on_a_cpu):
-    """A GPU's limits (32 rows, 24 columns) by default, Intel's runtime's (16, 8)."""
+    """A GPU's limits (32 rows, 24 columns) by default, Intel's runtime's (16, 16)."""
     name, why = classify(*shape)
     assert name == expected and why
     assert classify(*shape, skinny=SKINNY_LIMITS["work-item-vectorising"])[0] == on_a_cpu
@@ -140,16 +141,17 @@ def test_skinny_routes_on_a_cpu(device):
         return
     row = choose(device, 1, 4096, 4096, sources=[])
     wider = choose(device, 32, 4096, 4096, sources=[])  # skinny on a GPU, not here
-    assert wider.variant != "wide" and "at most 16 rows or 8 columns" in wider.reason
+    assert wider.variant != "wide" and "at most 16 rows or 16 columns" in wider.reason
     assert row.variant == "wide" and row.params["BS"] <= 16 and row.params["KU"] == 4
     assert row.params["BY_COLUMN"] == 1
     assert row.params["tile_y"] * row.params["tile_x"] <= 128 and row.params["KSPLIT"] == 8
     # a tall C: tiles of at most 8 rows of A, the groups shared among the tiles
     column, _ = tallskinny_params(device, 4096, 1, 4096)
     assert (column["tile_y"], column["tile_x"], column["GS"]) == (8, 1, 1)
-    # the tall-skinny class keeps its tiles and groups
+    # the tall-skinny class: tiles of at most 8 rows, each row one vector (ROWVEC), and
+    # groups of one work-item that each sum 4096 terms
     tall, _ = tallskinny_params(device, 9, 9, 1 << 22)
-    assert (tall["tile_y"], tall["tile_x"], tall["GS"]) == (7, 9, 64)
+    assert (tall["tile_y"], tall["tile_x"], tall["GS"], tall["ROWVEC"]) == (8, 9, 1024, 1)
     narrow = wide_params(device, 3, 5000, 100)[0]
     assert narrow["KSPLIT"] == 1 and narrow["tile_y"] == 3
 

@@ -111,10 +111,11 @@ def size_order(m: int, n: int, k: int) -> list[str]:
 # The most rows and columns of a skinny C by the kind of compiler, where not a GPU's
 # (SKINNY_ROWS, SKINNY_COLUMNS: on the H200 tallskinny beat xgemm to 24 columns, not at
 # 32, bench/results/2026-11-22-h200-tall): on Intel's CPU runtime wide was not tried
-# past 16 rows, and panel beat tallskinny at 16 columns; on PoCL vec ran the wide shapes
-# 1.3-5.9x faster than wide, and a C of 8 columns 2x faster than tallskinny
+# past 16 rows, and tallskinny's rows as vectors (ROWVEC) beat panel to 16 columns, not
+# from 20 (bench/results/2026-11-23-cpu-zen5); on PoCL vec ran the wide shapes 1.3-5.9x
+# faster than wide, and a C of 8 columns 2x faster than tallskinny
 # (bench/results/2026-11-22-skinny).
-SKINNY_LIMITS = {"work-item-vectorising": (16, 8), "code-vectorising": (0, 0)}
+SKINNY_LIMITS = {"work-item-vectorising": (16, 16), "code-vectorising": (0, 0)}
 
 
 def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:

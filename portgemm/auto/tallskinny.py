@@ -40,14 +40,27 @@ bounds on the
 work of one work-item, which adds its products in sequence: at most MAX_TERMS (float32
 error grows with the length of a sequential sum: K = 3.4e7 in one work-item's hands gave
 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the group's sum at the end
-must pay off)."""
+must pay off).
+
+On a CPU runtime that vectorises across work-items (Intel's), the lanes of a group would
+each need B's row of the tile, a gather per step. There a work-group is one work-item
+that walks its run of K step by step with each row of its tile one vector (ROWVEC): one
+load of B's row and a broadcast of A per row of the tile. The tile is at most
+CPU_TILE_ROWS rows by ROW_COLUMNS columns (one vector), its columns shared evenly among
+the fewest vectors; groups as above, of one work-item each. On the AMD EPYC (Zen 5) it
+ran 8 x 8 x 2^22 6x faster than the lanes' form (28 GB/s, both cores' share of the
+memory), and a tall C of 1-24 columns 2-12x (bench/results/2026-11-23-cpu-zen5). Two
+sums of every other step (KU = 2) where the rows are vectors of two (2 x 2 x 2^23: 1.5x);
+more sums ran slower elsewhere."""
 
 from __future__ import annotations
 
 from math import ceil, log2
 
+from ..families.tallskinny import row_width
 from ..runtime.device import Device
 from ..runtime.probe import cached_probe
+from .compiler import compiler_kind
 from .shapes import SKINNY_LONG
 from .traits import Traits, traits
 
@@ -61,6 +74,7 @@ GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 GROUPS_PER_CORE = 4
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
+ROW_COLUMNS = 16      # ROWVEC: the most columns of a tile (OpenCL's widest vector)
 
 
 MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
@@ -96,6 +110,13 @@ def tile_for(m: int, n: int, budget: int, max_rows: int | None = None) -> tuple[
     return best[1]
 
 
+def row_tile(m: int, n: int) -> tuple[int, int]:
+    """ROWVEC's tile: at most CPU_TILE_ROWS rows; C's columns shared evenly among the
+    fewest vectors of at most ROW_COLUMNS."""
+    vectors = ceil(n / ROW_COLUMNS)
+    return min(m, CPU_TILE_ROWS), ceil(n / vectors)
+
+
 def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int = 1) -> int:
     """The largest power-of-two group whose every work-item keeps its tile, ``steps``
     steps' loads and ITEM_REGISTERS in its share of ``registers`` (GPU_GROUP where
@@ -125,6 +146,8 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     """(parameters, why) for the tallskinny kernel on this device and shape."""
     known = traits(device)
     cpu = device.type == "cpu"
+    if cpu and compiler_kind(device) == "work-item-vectorising":
+        return _row_params(known, m, n, k)
     budget = ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"])
     several = not cpu and m * n > budget
     tall = not cpu and m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
@@ -181,4 +204,23 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
            f"GS={groups} ({fill}; each work-item sums {MIN_TERMS} to {MAX_TERMS} terms), "
            f"tile {tile[0]}x{tile[1]} ({tiles} tile{'s' if tiles > 1 else ''} of C)"
            + (f", {steps} steps of K loaded at once" if steps > 1 else ""))
+    return params, why
+
+
+def _row_params(known: Traits, m: int, n: int, k: int) -> tuple[dict, str]:
+    """ROWVEC on a CPU runtime that vectorises across work-items: groups of one
+    work-item, each row of its tile a vector."""
+    tile = row_tile(m, n)
+    tiles = ceil(m / tile[0]) * ceil(n / tile[1])
+    wanted = ceil(known.compute_units * GROUPS_PER_CORE / tiles)
+    groups = max(1, min(max(wanted, ceil(k / MAX_TERMS)), k // MIN_TERMS))
+    width = row_width(tile[1])
+    steps = 2 if width == 2 else 1
+    params = {"GS": groups, "BS": 1, "tile_y": tile[0], "tile_x": tile[1], "REDUCE": 0,
+              "FUSE": 0, "KU": steps, "ROWVEC": 1}
+    why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, each row of "
+           f"its tile a vector of {width}), GS={groups} ({GROUPS_PER_CORE} groups a core "
+           f"over {tiles} tile{'s' if tiles > 1 else ''}; each work-item sums {MIN_TERMS} "
+           f"to {MAX_TERMS} terms), tile {tile[0]}x{tile[1]}"
+           + (f", {steps} sums of alternate steps" if steps > 1 else ""))
     return params, why

@@ -7,7 +7,9 @@ work-items (REDUCE 0: a tree in local memory; 1: a butterfly across runs of 32
 work-items, warp shuffles on NVIDIA) and writes a partial tile into a workspace, and the
 GS partial tiles are added into C in a fixed order (FUSE 0: kernels_cl/reduce.cl, a
 second launch; 1: the last group of each tile, counted by an integer ticket):
-deterministic either way.
+deterministic either way. ROWVEC=1 (a CPU's form, groups of one work-item) walks the
+work-item's run of K step by step with each row of its tile one vector, the width of
+tile_x rounded up to a power of two.
 """
 
 from __future__ import annotations
@@ -30,6 +32,21 @@ def _butterfly_lanes(p: Params) -> bool:
     return not p["REDUCE"] or p["BS"] >= LANES
 
 
+@restriction("ROWVEC=1 needs BS=1 (its work-item walks its run of K step by step)")
+def _rows_alone(p: Params) -> bool:
+    return not p["ROWVEC"] or p["BS"] == 1
+
+
+@restriction("ROWVEC=1 needs tile_x <= 16 (an OpenCL vector holds at most 16 values)")
+def _row_fits_vector(p: Params) -> bool:
+    return not p["ROWVEC"] or p["tile_x"] <= 16
+
+
+def row_width(columns: int) -> int:
+    """ROWVEC's vector: ``columns`` rounded up to an OpenCL vector width (1, 2, 4, 8, 16)."""
+    return 1 << max(0, columns - 1).bit_length()
+
+
 def butterfly_miscompiled(device: Device) -> bool:
     """PoCL 5.0 (the GPU machine's CPU device) returned wrong sums for the butterfly's
     exchanges through local memory in bench/results/2026-11-22-h200-tallskinny."""
@@ -44,11 +61,13 @@ class TallSkinny(Variant):
                "(deterministic)")
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
              "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16],
-             "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4]}
+             "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4],
+             "ROWVEC": [0, 1]}
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
-                "TG": 1, "KU": 1}
-    flags = ("REDUCE", "FUSE")
-    restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE"), _butterfly_lanes)
+                "TG": 1, "KU": 1, "ROWVEC": 0}
+    flags = ("REDUCE", "FUSE", "ROWVEC")
+    restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE", "ROWVEC"), _butterfly_lanes,
+                    _rows_alone, _row_fits_vector)
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)
@@ -85,7 +104,8 @@ class TallSkinny(Variant):
     def defines(self, params: Params) -> dict:
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
                 "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"],
-                "TG": params["TG"], "KU": params["KU"]}
+                "TG": params["TG"], "KU": params["KU"], "ROWVEC": params["ROWVEC"],
+                "VN": row_width(params["tile_x"])}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """The tile shrinks to M x N where C is smaller than it, GS to the groups K gives
