@@ -35,7 +35,8 @@
  * neighbouring work-items' runs lie a row apart.
  * ROWVEC 1 (a CPU's form; BS = 1): the work-item walks its run of K one step at a time
  * and holds each row of its tile as one vector of VN values, so a step is one vector load
- * of B's row (a row-major B) and TM broadcasts of A times it, in KU independent sums.
+ * of B's row (a row-major B) and TM broadcasts of A times it, in KU independent sums;
+ * for one column of C whose B lies along K, 16 steps a vector along K instead.
  * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
  * load B's rows across the lanes instead, a gather for every row of the tile.
  * NDRange: GS * T / TG work-groups of BS * TG work-items (one dimension); any M, N, K >= 1.
@@ -375,6 +376,15 @@ inline void accumulate(REAL *acc, int k, const int k_end,
 #define LOAD_ROW(p) CAT(vload, VN)(0, p)
 #define STORE_ROW(v, p) CAT(vstore, VN)(v, 0, p)
 #endif
+#define KRUN 16          // steps of K a vector holds where C has one column
+#define RUN CAT(REAL, KRUN)
+inline REAL lanes_sum(const RUN v)
+{
+    const CAT(REAL, 8) eight = v.lo + v.hi;
+    const CAT(REAL, 4) four = eight.lo + eight.hi;
+    const CAT(REAL, 2) two = four.lo + four.hi;
+    return two.x + two.y;
+}
 /* A vector of VN lanes built from V(0), ..., V(VN - 1) in registers (a vector loaded from
  * values just stored to a private array waits on the stores) */
 #define LANES_2(V) V(0), V(1)
@@ -403,6 +413,27 @@ inline void accumulate_rows(REAL *acc, int k, const int vector_end, const int k_
         #pragma unroll
         for (int y = 0; y < TM; ++y)
             sum[u][y] = 0;
+#if VN == 1 && !A_COLMAJOR
+    /* One column of C: where B's column lies along K (column-major, or a row-major B of
+     * one column) as A's rows do, KRUN steps at a time as vectors along K, their lanes
+     * added in a fixed order at the end. */
+    if (B_COLMAJOR || ldb == 1) {
+        __global const REAL *column = B + (B_COLMAJOR ? cols[0] * ldb : cols[0]);
+        RUN runs[TM];
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            runs[y] = 0;
+        for (; k + KRUN <= k_end; k += KRUN) {
+            const RUN b = CAT(vload, KRUN)(0, column + k);
+            #pragma unroll
+            for (int y = 0; y < TM; ++y)
+                runs[y] = MAD(CAT(vload, KRUN)(0, A + rows[y] * lda + k), b, runs[y]);
+        }
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            sum[0][y] = lanes_sum(runs[y]);
+    }
+#endif
     for (; k + KU <= vector_end; k += KU) {
         ROW b[KU];
         #pragma unroll

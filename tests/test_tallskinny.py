@@ -67,6 +67,10 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     ({"GS": 4, "BS": 1, "tile_y": 8, "tile_x": 3, "ROWVEC": 1, "KU": 4}, "CF"),
     ({"GS": 7, "BS": 1, "tile_y": 1, "tile_x": 1, "ROWVEC": 1, "KU": 2}, "FF"),
     ({"GS": 64, "BS": 1, "tile_y": 2, "tile_x": 16, "ROWVEC": 1, "FUSE": 1}, "CC"),
+    # one column a tile: 16 steps a vector along K where B's column lies along K (a
+    # column-major B, or a row-major B of one column: (7, 1, 999)), else step by step
+    ({"GS": 3, "BS": 1, "tile_y": 4, "tile_x": 1, "ROWVEC": 1}, "CF"),
+    ({"GS": 2, "BS": 1, "tile_y": 8, "tile_x": 1, "ROWVEC": 1, "KU": 2}, "CC"),
 ])
 def test_tallskinny_any_shape_and_layout(device, params, order):
     from portgemm.families.tallskinny import butterfly_miscompiled
