@@ -26,34 +26,27 @@ their tiles by warp shuffles (REDUCE=1; elsewhere its exchanges would go through
 memory, and the tree does fewer): together 1.3-1.5x faster than the tree and a second
 launch at K = 2^21 on the H200 (bench/results/2026-11-22-h200-tallskinny).
 
-On a CPU one SIMD vector per work-group (a CPU runtime runs a group's vectors one after
-another, so a wider group would sweep its run of K once per vector) and a few groups per
-core, summed by the tree and a second launch (the Intel runtime ran 3 x 3 x 2^23 2.3x
-slower with the ticket counter); C in tiles of at most 64 values, one step at a time (a
-C of 81 to 256 values went to xgemm split along K before, 10-25x slower on Intel's
-runtime and 38-66x on PoCL: bench/results/2026-11-22-cpu-tallskinny). Where C takes
-several tiles (a matrix times a few columns: the skinny class), the groups are shared
-among the tiles, and a tile has at most CPU_TILE_ROWS rows: on Intel's runtime 4096 x 1
-x 4096 took 14.4 ms in tiles of 64 x 1, 3.1 ms in tiles of 8 x 1 (each row of A is a
-stream the prefetchers follow), and 4.7 ms with 8 groups a tile instead of one. Two
-bounds on the
-work of one work-item, which adds its products in sequence: at most MAX_TERMS (float32
-error grows with the length of a sequential sum: K = 3.4e7 in one work-item's hands gave
-1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the group's sum at the end
-must pay off).
+On a CPU a work-group is one work-item that walks its run of K step by step with each
+row of its tile one vector (ROWVEC): one load of B's row and a broadcast of A per row of
+the tile. The lanes' form (a group of one SIMD width, a step of K per lane, as on a GPU)
+needs B's row of the tile in every lane, a gather per step on Intel's runtime; on the
+Zen 5 ROWVEC ran 8 x 8 x 2^22 6.5x faster than it (28 GB/s, both cores' share of the
+memory) and a tall C of 1-16 columns 2.6-10.7x (bench/results/2026-11-23-cpu-zen5), and
+on PoCL 5 (the GPU machine's 16-core Xeon) 2.2-12.8x. A tile has at most CPU_TILE_ROWS
+rows (each row of a row-major A a stream the prefetchers follow: on Intel's runtime the
+lanes' form took 4096 x 1 x 4096 in 14.4 ms in tiles of 64 x 1, 3.1 ms in 8 x 1) and
+ROW_COLUMNS columns (one vector), C's columns shared evenly among the fewest vectors; a
+few groups a core, summed by the tree and a second launch (the Intel runtime ran 3 x 3 x
+2^23 2.3x slower with the ticket counter). Two sums of every other step (KU = 2) where
+the rows are vectors of two (2 x 2 x 2^23: 1.5x); more sums ran slower elsewhere. A tile
+of one column whose B lies along K is read 16 steps a vector along K instead (the kernel
+decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
+speed on the Zen 5.
 
-On a CPU runtime that vectorises across work-items (Intel's), the lanes of a group would
-each need B's row of the tile, a gather per step. There a work-group is one work-item
-that walks its run of K step by step with each row of its tile one vector (ROWVEC): one
-load of B's row and a broadcast of A per row of the tile. The tile is at most
-CPU_TILE_ROWS rows by ROW_COLUMNS columns (one vector), its columns shared evenly among
-the fewest vectors; groups as above, of one work-item each. On the AMD EPYC (Zen 5) it
-ran 8 x 8 x 2^22 6x faster than the lanes' form (28 GB/s, both cores' share of the
-memory), and a tall C of 1-24 columns 2-12x (bench/results/2026-11-23-cpu-zen5). Two
-sums of every other step (KU = 2) where the rows are vectors of two (2 x 2 x 2^23: 1.5x);
-more sums ran slower elsewhere. A tile of one column whose B lies along K is read 16 steps
-a vector along K instead (the kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a
-vector 1.1-1.4x, both at numpy's speed."""
+Two bounds on the work of one work-item, which adds its products in sequence: at most
+MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
+work-item's hands gave 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the
+group's sum at the end must pay off)."""
 
 from __future__ import annotations
 
@@ -62,7 +55,6 @@ from math import ceil, log2
 from ..families.tallskinny import row_width
 from ..runtime.device import Device
 from ..runtime.probe import cached_probe
-from .compiler import compiler_kind
 from .shapes import SKINNY_LONG
 from .traits import Traits, traits
 
@@ -70,7 +62,7 @@ MAX_TERMS = 4096
 MIN_TERMS = 16
 LOADED_LATENCY_S = 1e-6
 DEFAULT_BANDWIDTH = 4e12  # bytes/s, for a GPU whose probe never ran (a first call)
-ACCUMULATORS = {"cpu": 64, "gpu": 128}  # per work-item, by device type (others: gpu's)
+ACCUMULATORS = 128  # a work-item holds at most, on a GPU (and any device but a CPU)
 GPU_GROUP = 256       # where the register file is unknown
 GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
@@ -147,59 +139,52 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
                       itemsize: int = 4) -> tuple[dict, str]:
     """(parameters, why) for the tallskinny kernel on this device and shape."""
     known = traits(device)
-    cpu = device.type == "cpu"
-    if cpu and compiler_kind(device) == "work-item-vectorising":
+    if device.type == "cpu":
         return _row_params(known, m, n, k)
-    budget = ACCUMULATORS.get(device.type, ACCUMULATORS["gpu"])
-    several = not cpu and m * n > budget
-    tall = not cpu and m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
+    budget = ACCUMULATORS
+    several = m * n > budget
+    tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
     if tall:
         tile = (TALL_ROWS, n)
         steps = max(s for s in (TALL_STEPS, 2, 1)
                     if s == 1 or n * TALL_ROWS + s * (n + TALL_ROWS) <= TALL_VALUES)
     else:
         per_item = MULTI_TILE if several else budget
-        most_rows = CPU_TILE_ROWS if cpu and m * n > budget else None
-        tile = tile_for(m, n, per_item, most_rows)
+        tile = tile_for(m, n, per_item)
         if m >= SKINNY_LONG and tile[1] < n <= per_item:
             # a tall C (the skinny class): tiles of all its columns read A once, where
             # 16 x 4 tiles read it three times (4096 x 12 x 4096 on the H200: 65 us, 43
             # in 4 x 12)
-            tile = (min(m, per_item // n, most_rows or m), n)
+            tile = (min(m, per_item // n), n)
         steps = MULTI_TILE_STEPS if several else 1
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
-    if cpu:
-        size = 1 << max(0, known.simd - 1).bit_length()
-        wanted = ceil(known.compute_units * GROUPS_PER_CORE / tiles)  # per tile
-        fill = f"{GROUPS_PER_CORE} groups a core over {tiles} tile{'s' if tiles > 1 else ''}"
-    else:
-        size = (min(TALL_GROUP, known.max_group) if tall else
-                gpu_group(known.registers, tile, known.max_group, steps))
-        measured = cached_probe(device)
-        bandwidth = measured.read_gbs * 1e9 if measured else DEFAULT_BANDWIDTH
-        # a tile's work-items in flight, `steps` steps of K each; the tiles at the same
-        # step share its bytes (M + N values)
-        items = bandwidth * LOADED_LATENCY_S / (steps * (m + n) * itemsize)
-        fill = (f"{items:.0f} work-items a tile keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f}"
-                f" MB in flight ({'probed' if measured else 'assumed'} "
-                f"{bandwidth / 1e12:.1f} TB/s x {LOADED_LATENCY_S * 1e6:g} us)")
-        # many tiles: no more work-items than one wave holds (bigger groups would each
-        # sum a few steps of K, and pay their sum and a second wave's tail)
-        one_wave = wave_share(known, tile, steps, tiles)
-        if one_wave < max(items, size):
-            fits = 1 << max(0, int(one_wave).bit_length() - 1)  # under 1: C overfills a wave
-            size = max(min(TALL_GROUP, size), min(size, fits))
-            items = min(items, one_wave)
-            fill += f", at most one wave's {one_wave:.0f} a tile"
-        wanted = 1 << max(0, round(log2(max(1.0, items / size))))
-        if tiles == 1 and wanted >= known.compute_units // 2:
-            wanted = ceil(wanted / known.compute_units) * known.compute_units
-            fill += f", in whole waves of {known.compute_units} groups"
+    size = (min(TALL_GROUP, known.max_group) if tall else
+            gpu_group(known.registers, tile, known.max_group, steps))
+    measured = cached_probe(device)
+    bandwidth = measured.read_gbs * 1e9 if measured else DEFAULT_BANDWIDTH
+    # a tile's work-items in flight, `steps` steps of K each; the tiles at the same step
+    # share its bytes (M + N values)
+    items = bandwidth * LOADED_LATENCY_S / (steps * (m + n) * itemsize)
+    fill = (f"{items:.0f} work-items a tile keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f}"
+            f" MB in flight ({'probed' if measured else 'assumed'} "
+            f"{bandwidth / 1e12:.1f} TB/s x {LOADED_LATENCY_S * 1e6:g} us)")
+    # many tiles: no more work-items than one wave holds (bigger groups would each sum a
+    # few steps of K, and pay their sum and a second wave's tail)
+    one_wave = wave_share(known, tile, steps, tiles)
+    if one_wave < max(items, size):
+        fits = 1 << max(0, int(one_wave).bit_length() - 1)  # under 1: C overfills a wave
+        size = max(min(TALL_GROUP, size), min(size, fits))
+        items = min(items, one_wave)
+        fill += f", at most one wave's {one_wave:.0f} a tile"
+    wanted = 1 << max(0, round(log2(max(1.0, items / size))))
+    if tiles == 1 and wanted >= known.compute_units // 2:
+        wanted = ceil(wanted / known.compute_units) * known.compute_units
+        fill += f", in whole waves of {known.compute_units} groups"
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
-              "REDUCE": int(not cpu and device.takes_ptx), "FUSE": int(not cpu), "KU": steps}
-    group = ("the SIMD width" if cpu else "a tall C's groups (TALL_GROUP)" if tall else
+              "REDUCE": int(device.takes_ptx), "FUSE": 1, "KU": steps}
+    group = ("a tall C's groups (TALL_GROUP)" if tall else
              f"registers for {tile[0] * tile[1] + steps * sum(tile) + ITEM_REGISTERS} values "
              f"a work-item" if known.registers else "GPU group")
     why = (f"bandwidth model: BS={size} ({group}), "
