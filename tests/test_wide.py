@@ -142,9 +142,17 @@ def test_skinny_routes_on_a_cpu(device):
     row = choose(device, 1, 4096, 4096, sources=[])
     wider = choose(device, 32, 4096, 4096, sources=[])  # skinny on a GPU, not here
     assert wider.variant != "wide" and "at most 16 rows or 16 columns" in wider.reason
-    assert row.variant == "wide" and row.params["BS"] <= 16 and row.params["KU"] == 4
-    assert row.params["BY_COLUMN"] == 1
-    assert row.params["tile_y"] * row.params["tile_x"] <= 128 and row.params["KSPLIT"] == 8
+    # a wide C: tallskinny's rows as vectors, tiles of C's rows (up to 16) by 16 columns,
+    # its groups along K sharing bands of 1 MB of B's rows (64 of 4096 x 4096 floats)
+    assert row.variant == "tallskinny" and "shape class skinny" in row.reason
+    assert {key: row.params[key] for key in ("ROWVEC", "BS", "tile_y", "tile_x", "GS")} == {
+        "ROWVEC": 1, "BS": 1, "tile_y": 1, "tile_x": 16, "GS": 64}
+    sixteen = choose(device, 16, 4096, 4096, sources=[]).params
+    assert (sixteen["tile_y"], sixteen["GS"]) == (16, 8)  # partial tiles <= 1/32 of B
+    # the wide kernel's own CPU parameters, where a user names it
+    named = wide_params(device, 1, 4096, 4096)[0]
+    assert named["BS"] <= 16 and named["KU"] == 4 and named["BY_COLUMN"] == 1
+    assert named["tile_y"] * named["tile_x"] <= 128 and named["KSPLIT"] == 8
     # a tall C: tiles of at most 8 rows of A, the groups shared among the tiles
     column, _ = tallskinny_params(device, 4096, 1, 4096)
     assert (column["tile_y"], column["tile_x"], column["GS"]) == (8, 1, 1)
@@ -158,8 +166,9 @@ def test_skinny_routes_on_a_cpu(device):
 
 def test_auto_runs_skinny_shapes(device):
     by_size = compiler_kind(device) == "code-vectorising"
-    for (m, n, k), variant in [((1, 600, 3000), "wide"), ((700, 3, 1000), "tallskinny"),
-                               ((9, 520, 4097), "wide")]:
+    wide = "tallskinny" if device.type == "cpu" else "wide"  # rows as vectors on a CPU
+    for (m, n, k), variant in [((1, 600, 3000), wide), ((700, 3, 1000), "tallskinny"),
+                               ((9, 520, 4097), wide)]:
         a, b = operands(m, n, k)
         result = portgemm.gemm(a, b, device=device, poison=np.nan)
         assert (result.variant != variant) if by_size else (result.variant == variant)

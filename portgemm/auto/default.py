@@ -19,8 +19,10 @@ def default_choice(device: Device, m: int, n: int, k: int,
     """(variant, checked parameters, reason) from the device's properties alone."""
     own, why = device_class(device, m, n, k)
     if own in OWN_KERNEL_CLASSES:
-        # a wide C's work-items run along N over rows of B; a tall one's along K
-        variant = "wide" if own == "skinny" and m <= n else "tallskinny"
+        # a wide C's work-items run along N over rows of B, a tall one's along K; on a
+        # CPU a work-item walks K with each row of its tile one vector either way
+        wide = own == "skinny" and m <= n and device.type != "cpu"
+        variant = "wide" if wide else "tallskinny"
         params, reason = BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)
         return variant, get_variant(variant).check(params, device, itemsize), (
             f"shape class {own} ({why}); {variant}, {reason}")

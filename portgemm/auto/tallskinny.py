@@ -69,6 +69,9 @@ ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside i
 GROUPS_PER_CORE = 4
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 ROW_COLUMNS = 16      # ROWVEC: the most columns of a tile (OpenCL's widest vector)
+WIDE_TILE_ROWS = 16   # ROWVEC, C wider than tall: rows a tile (B read once per 16 rows)
+BAND_BYTES = 1 << 20  # ROWVEC: B's rows the groups running side by side share
+WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K / 32 M)
 
 
 MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
@@ -105,10 +108,25 @@ def tile_for(m: int, n: int, budget: int, max_rows: int | None = None) -> tuple[
 
 
 def row_tile(m: int, n: int) -> tuple[int, int]:
-    """ROWVEC's tile: at most CPU_TILE_ROWS rows; C's columns shared evenly among the
-    fewest vectors of at most ROW_COLUMNS."""
+    """ROWVEC's tile: at most CPU_TILE_ROWS rows (WIDE_TILE_ROWS where C is wider than
+    tall); C's columns shared evenly among the fewest vectors of at most ROW_COLUMNS."""
     vectors = ceil(n / ROW_COLUMNS)
-    return min(m, CPU_TILE_ROWS), ceil(n / vectors)
+    return min(m, WIDE_TILE_ROWS if n > m else CPU_TILE_ROWS), ceil(n / vectors)
+
+
+def row_groups(known: Traits, m: int, n: int, k: int, tiles: int,
+               itemsize: int = 4) -> tuple[int, str]:
+    """ROWVEC's groups a tile, and why: a few a core, enough that no work-item sums more
+    than MAX_TERMS, and where B is large (a wide C) enough that the groups running side
+    by side share a band of B's rows of about BAND_BYTES, no more than leave the partial
+    tiles a WORKSPACE_SHARE of B's bytes; none with fewer than MIN_TERMS steps."""
+    wanted = ceil(known.compute_units * GROUPS_PER_CORE / tiles)
+    band = min(ceil(k * n * itemsize / BAND_BYTES), k // (WORKSPACE_SHARE * m))
+    groups = max(1, min(max(wanted, ceil(k / MAX_TERMS), band), k // MIN_TERMS))
+    why = (f"{GROUPS_PER_CORE} groups a core over {tiles} tile{'s' if tiles > 1 else ''}"
+           + (f", bands of B of {BAND_BYTES >> 20} MB" if groups == band > 1 else "")
+           + f"; each work-item sums {MIN_TERMS} to {MAX_TERMS} terms")
+    return groups, why
 
 
 def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int = 1) -> int:
@@ -140,7 +158,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     """(parameters, why) for the tallskinny kernel on this device and shape."""
     known = traits(device)
     if device.type == "cpu":
-        return _row_params(known, m, n, k)
+        return _row_params(known, m, n, k, itemsize)
     budget = ACCUMULATORS
     several = m * n > budget
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
@@ -194,20 +212,18 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     return params, why
 
 
-def _row_params(known: Traits, m: int, n: int, k: int) -> tuple[dict, str]:
+def _row_params(known: Traits, m: int, n: int, k: int,
+                itemsize: int = 4) -> tuple[dict, str]:
     """ROWVEC on a CPU runtime that vectorises across work-items: groups of one
     work-item, each row of its tile a vector."""
     tile = row_tile(m, n)
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
-    wanted = ceil(known.compute_units * GROUPS_PER_CORE / tiles)
-    groups = max(1, min(max(wanted, ceil(k / MAX_TERMS)), k // MIN_TERMS))
+    groups, fill = row_groups(known, m, n, k, tiles, itemsize)
     width = row_width(tile[1])
     steps = 2 if width == 2 else 1
     params = {"GS": groups, "BS": 1, "tile_y": tile[0], "tile_x": tile[1], "REDUCE": 0,
               "FUSE": 0, "KU": steps, "ROWVEC": 1}
     why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, each row of "
-           f"its tile a vector of {width}), GS={groups} ({GROUPS_PER_CORE} groups a core "
-           f"over {tiles} tile{'s' if tiles > 1 else ''}; each work-item sums {MIN_TERMS} "
-           f"to {MAX_TERMS} terms), tile {tile[0]}x{tile[1]}"
+           f"its tile a vector of {width}), GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
            + (f", {steps} sums of alternate steps" if steps > 1 else ""))
     return params, why

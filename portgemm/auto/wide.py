@@ -10,7 +10,9 @@ is busy:
   H200; within 0-6% of a sweep around it on eleven of seventeen skinny shapes there.
   The bytes in flight that Little's law asks for (the tallskinny model's 1 us) gave
   2-8x fewer work-items and ran 1.1-2.5x slower (bench/results/2026-11-22-skinny);
-* on a CPU, one SIMD vector per work-group (a CPU runtime runs a group's vectors one
+* on a CPU (where a user names wide: auto takes tallskinny's rows as vectors for a wide
+  C there, 2.1-6.9x faster on the Zen 5, bench/results/2026-11-23-cpu-zen5), one SIMD
+  vector per work-group (a CPU runtime runs a group's vectors one
   after another) of CPU_ACCUMULATORS values a work-item, four rows of B streamed side by
   side (BY_COLUMN; 1 x 8192 x 8192 on Intel's runtime: 13.5 ms, 19 ms one row at a
   time), and layers of CPU_RUN steps of K: shorter runs of more layers kept both cores busier than
