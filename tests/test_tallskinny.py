@@ -233,10 +233,13 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert row_tile(16, 16) == (8, 16) and row_tile(4096, 24) == (8, 12)
     assert row_tile(3, 3) == (3, 3) and row_tile(4096, 17) == (8, 9)
     tall = choose(cpu, 4096, 16, 4096, sources=[])
+    deep = choose(cpu, 256, 256, 8192, sources=[])  # deep K, a small C
     if compiler_kind(cpu) == "work-item-vectorising":
         assert tall.variant == "tallskinny" and tall.params["tile_x"] == 16
+        assert deep.variant == "tallskinny" and "tall-skinny on a work" in deep.reason
     else:
-        assert tall.variant != "tallskinny"
+        assert tall.variant != "tallskinny" and deep.variant != "tallskinny"
+    assert choose(cpu, 384, 384, 8192, sources=[]).variant != "tallskinny"
     assert choose(cpu, 4096, 20, 4096, sources=[]).variant != "tallskinny"
 
 

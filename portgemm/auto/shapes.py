@@ -118,11 +118,21 @@ def size_order(m: int, n: int, k: int) -> list[str]:
 SKINNY_LIMITS = {"work-item-vectorising": (16, 16), "code-vectorising": (0, 0)}
 
 
+# A deep-K C of at most this many values is tall-skinny on Intel's CPU runtime:
+# tallskinny's rows as vectors ran 100 x 100 x 10000 to 256 x 256 x 8192 1.1-4x faster
+# than panel there, 384 x 384 x 8192 1.3x slower (bench/results/2026-11-23-cpu-zen5).
+CPU_DEEP_OUTPUT = 256 * 256
+
+
 def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
     """(class, why) of a shape on this device: its shape class, with the skinny class's
-    limits of the device's kind of compiler."""
+    limits of the device's kind of compiler, and on Intel's CPU runtime a deep-K shape of
+    a small C tall-skinny."""
     kind = compiler_kind(device)
     own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, (SKINNY_ROWS, SKINNY_COLUMNS)))
+    if own == "deep-k" and kind == "work-item-vectorising" and m * n <= CPU_DEEP_OUTPUT:
+        return "tall-skinny", (f"{why}; C of {m * n} values (<= {CPU_DEEP_OUTPUT}) is "
+                               f"tall-skinny on a {kind} compiler")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +
