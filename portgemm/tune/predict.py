@@ -74,7 +74,16 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         # model's own point is always measured
         points = [(g, b) for g, b in grid(device, extra, simd=known.simd)
                   if g * b >= known.slots // 16 or (g, b) == (gs, bs)]
-        found = sweep(model, device, (m, n, k), points, params=params, reps=reps)
+        if params.get("ROWVEC"):
+            # a CPU's rows as vectors (BS = 1) over its groups, beside the lanes' form
+            lanes = {**params, "ROWVEC": 0, "KU": 1}
+            rows_form = [(g, 1) for g in sorted({g for g, _ in points} | {gs})]
+            found = (sweep(model, device, (m, n, k), rows_form, params=params, reps=reps)
+                     + sweep(model, device, (m, n, k), points, params=lanes, reps=reps))
+            lines.append("BS=1: ROWVEC=1 (each row of the tile a vector); BS > 1: the "
+                         "lanes' form (ROWVEC=0)")
+        else:
+            found = sweep(model, device, (m, n, k), points, params=params, reps=reps)
         best, mine = fastest(found), at(found, gs, bs)
         rows = [(p.gs, p.bs, "" if p.kernel_ms is None else f"{p.kernel_ms:.3f}",
                  "" if p.relerr is None else f"{p.relerr:.1e}", p.status,
