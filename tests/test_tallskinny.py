@@ -511,6 +511,26 @@ def test_cli_model_sweep_takes_fixed_parameters(any_device, tmp_path):
     assert two.returncode == 2 and "one value" in two.stderr
 
 
+def test_cli_sweep_times_both_cpu_forms(any_device, tmp_path):
+    """On a CPU the bandwidth model picks ROWVEC (BS = 1): the sweep times it over its
+    groups, and the lanes' form (BS > 1) beside it, the model's point among them."""
+    import json
+
+    if any_device.type != "cpu":
+        pytest.skip("the CPU's form")
+    out_json = tmp_path / "sweep.json"
+    out = subprocess.run([sys.executable, "-m", "portgemm.tune", "--model", "tallskinny",
+                          "--device", any_device.filter_string, "--sizes", "3x2x20000",
+                          "--sweep", "--reps", "1", "--json", str(out_json)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out_json.read_text())[0]
+    assert record["predicted"]["ROWVEC"] == 1 and record["predicted"]["BS"] == 1
+    timed = [(p["gs"], p["bs"]) for p in record["sweep"] if p["status"] == "ok"]
+    assert (record["predicted"]["GS"], 1) in timed and any(bs > 1 for _, bs in timed)
+    assert "the model's" in out.stdout
+
+
 def test_cli_show_names_the_shape_class(any_device):
     out = subprocess.run([sys.executable, "-m", "portgemm.tune", "--device",
                           any_device.filter_string, "--sizes", "8x8x1000000,512", "--show"],
