@@ -397,6 +397,15 @@ inline REAL lanes_sum(const RUN v)
 #define BUILD_ROW(V) ((ROW)(CAT(LANES_, VN)(V)))
 #endif
 
+/* sum[y] += A(y, k) b for each row y of the tile: one step of K, B's row b one vector */
+inline void add_row_products(ROW *sum, const ROW b, __global const REAL *restrict A,
+                             const int lda, const int *rows, const int k)
+{
+    #pragma unroll
+    for (int y = 0; y < TM; ++y)
+        sum[y] = MAD((ROW)(A_AT(rows[y], k)), b, sum[y]);
+}
+
 /* acc += A(y, k) B(k, x) over k < k_end one step at a time, each row y of the tile one
  * vector, in KU sums of every KU-th step (independent chains of additions; added in
  * order at the end). Steps below vector_end load the tile's row of B as one vector of VN
@@ -441,23 +450,14 @@ inline void accumulate_rows(REAL *acc, int k, const int vector_end, const int k_
             b[u] = LOAD_ROW(B + (k + u) * ldb + n0);
         #pragma unroll
         for (int u = 0; u < KU; ++u)
-            #pragma unroll
-            for (int y = 0; y < TM; ++y)
-                sum[u][y] = MAD((ROW)(A_AT(rows[y], k + u)), b[u], sum[u][y]);
+            add_row_products(sum[u], b[u], A, lda, rows, k + u);
     }
-    for (; k < vector_end; ++k) {
-        const ROW b = LOAD_ROW(B + k * ldb + n0);
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            sum[0][y] = MAD((ROW)(A_AT(rows[y], k)), b, sum[0][y]);
-    }
+    for (; k < vector_end; ++k)
+        add_row_products(sum[0], LOAD_ROW(B + k * ldb + n0), A, lda, rows, k);
     for (; k < k_end; ++k) {
 #define B_LANE(x) ((x) < TN ? B_AT(k, cols[min((x), TN - 1)]) : (REAL)0)
-        const ROW b = BUILD_ROW(B_LANE);
+        add_row_products(sum[0], BUILD_ROW(B_LANE), A, lda, rows, k);
 #undef B_LANE
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            sum[0][y] = MAD((ROW)(A_AT(rows[y], k)), b, sum[0][y]);
     }
     #pragma unroll
     for (int y = 0; y < TM; ++y) {
