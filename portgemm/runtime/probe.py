@@ -39,9 +39,10 @@ ALU_STEPS = 1 << 16
 STREAM_BYTES = 256 * 2**20
 
 _KERNELS = r"""
-__kernel void chase_global(__global const int *next, const int steps, __global int *out)
+__kernel void chase_global(__global const int *next, const int start, const int steps,
+                           __global int *out)
 {
-    int i = 0;
+    int i = start;
     for (int s = 0; s < steps; ++s)
         i = next[i];
     out[0] = i;
@@ -157,8 +158,11 @@ def measure(device: Device) -> Probe:
     chain[order * stride] = np.roll(order, -1) * stride  # one cycle through every line
     chain_buffer = queue.to_device(chain)
     chase = kernel("chase_global")
-    global_ns = per_step(lambda s: queue.submit(chase, one, chain_buffer, i32(s), out)
-                         .kernel_ms, CHASE_STEPS)
+    # each run starts at another random line of the cycle: a run that retraced the last
+    # one's lines would find them in cache (on a CPU the 4096 lines of one run fit its L2)
+    starts = iter(np.random.default_rng(2).integers(0, lines, 64) * stride)
+    global_ns = per_step(lambda s: queue.submit(chase, one, chain_buffer, i32(next(starts)),
+                                                i32(s), out).kernel_ms, CHASE_STEPS)
 
     count = 1024
     ring = np.roll(np.random.default_rng(1).permutation(count), 1).astype(np.int32)
