@@ -1,4 +1,4 @@
-import os, time, numpy as np, portgemm
+import time, numpy as np, portgemm
 from portgemm.auto.tallskinny import tallskinny_params
 dev = portgemm.select_device("opencl:cpu:0")
 rng = np.random.default_rng(0)
