@@ -217,6 +217,20 @@ def test_row_vectors_stop_at_the_end_of_b(device):
     assert run.returncode == 0 and "in bounds" in run.stdout, run.stderr[-2000:]
 
 
+def test_auto_rows_as_vectors_in_float64(device):
+    """Auto's CPU routes through ROWVEC in float64 (vectors of doubles, 16 steps of one
+    column a double16), every layout, an unwritten element showing as NaN."""
+    if device.type != "cpu" or not device.has_fp64:
+        pytest.skip("a CPU with float64")
+    for shape in [(8, 8, 100003), (1, 1, 50000), (4096, 1, 777), (2, 1000, 3001),
+                  (700, 5, 1000)]:
+        for order in ("CC", "CF", "FC"):
+            a, b = operands(*shape, dtype=np.float64, order=order)
+            result = portgemm.gemm(a, b, device=device, poison=np.nan)
+            assert result.variant == "tallskinny" and result.params["ROWVEC"] == 1
+            assert_close(result.c, a, b)
+
+
 @pytest.mark.parametrize("platform", ["Intel(R) OpenCL", "Portable Computing Language"])
 def test_rows_as_vectors_on_a_cpu(platform):
     """Every CPU: groups of one work-item, tiles of at most 8 rows and 16 columns (C's
