@@ -39,6 +39,10 @@
  * library call per element, several times slower than the contracted expression. */
 #define MAD(a, b, c) ((a) * (b) + (c))
 
+/* a ## b after both are expanded: REAL and a width into a vector type, vload and a width */
+#define PG_CAT_(a, b) a##b
+#define PG_CAT(a, b) PG_CAT_(a, b)
+
 #define A_AT(i, k) A[A_COLMAJOR ? (k) * lda + (i) : (i) * lda + (k)]
 #define B_AT(k, j) B[B_COLMAJOR ? (j) * ldb + (k) : (k) * ldb + (j)]
 

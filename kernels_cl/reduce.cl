@@ -15,9 +15,6 @@
 #define SUM_VEC 1        // elements of a row of C per work-item: 1 or 4
 #endif
 
-#define SUM_CAT_(a, b) a##b
-#define SUM_CAT(a, b) SUM_CAT_(a, b)
-
 __kernel void sum_slices(const int M, const int N, const int S,
                          __global const REAL *restrict W, __global REAL *restrict C,
                          const int ldc)
@@ -31,10 +28,10 @@ __kernel void sum_slices(const int M, const int N, const int S,
     __global REAL *c = C + (long)i * ldc + j;
 #if SUM_VEC > 1
     if (j + SUM_VEC <= N) {  /* vload/vstore assume only the element's alignment */
-        SUM_CAT(REAL, SUM_VEC) acc = 0;
+        PG_CAT(REAL, SUM_VEC) acc = 0;
         for (int s = 0; s < S; ++s)
-            acc += SUM_CAT(vload, SUM_VEC)(0, w + s * slice);
-        SUM_CAT(vstore, SUM_VEC)(acc, 0, c);
+            acc += PG_CAT(vload, SUM_VEC)(0, w + s * slice);
+        PG_CAT(vstore, SUM_VEC)(acc, 0, c);
         return;
     }
 #endif

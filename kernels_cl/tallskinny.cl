@@ -365,24 +365,22 @@ inline void accumulate(REAL *acc, int k, const int k_end,
 }
 
 #if ROWVEC
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if VN == 1
 #define ROW REAL
 #define LOAD_ROW(p) (*(p))
 #define STORE_ROW(v, p) (*(p) = (v))
 #else
-#define ROW CAT(REAL, VN)
-#define LOAD_ROW(p) CAT(vload, VN)(0, p)
-#define STORE_ROW(v, p) CAT(vstore, VN)(v, 0, p)
+#define ROW PG_CAT(REAL, VN)
+#define LOAD_ROW(p) PG_CAT(vload, VN)(0, p)
+#define STORE_ROW(v, p) PG_CAT(vstore, VN)(v, 0, p)
 #endif
 #define KRUN 16          // steps of K a vector holds where C has one column
-#define RUN CAT(REAL, KRUN)
+#define RUN PG_CAT(REAL, KRUN)
 inline REAL lanes_sum(const RUN v)
 {
-    const CAT(REAL, 8) eight = v.lo + v.hi;
-    const CAT(REAL, 4) four = eight.lo + eight.hi;
-    const CAT(REAL, 2) two = four.lo + four.hi;
+    const PG_CAT(REAL, 8) eight = v.lo + v.hi;
+    const PG_CAT(REAL, 4) four = eight.lo + eight.hi;
+    const PG_CAT(REAL, 2) two = four.lo + four.hi;
     return two.x + two.y;
 }
 /* A vector of VN lanes built from V(0), ..., V(VN - 1) in registers (a vector loaded from
@@ -394,7 +392,7 @@ inline REAL lanes_sum(const RUN v)
 #if VN == 1
 #define BUILD_ROW(V) V(0)
 #else
-#define BUILD_ROW(V) ((ROW)(CAT(LANES_, VN)(V)))
+#define BUILD_ROW(V) ((ROW)(PG_CAT(LANES_, VN)(V)))
 #endif
 
 /* sum[y] += A(y, k) b for each row y of the tile: one step of K, B's row b one vector */
@@ -433,10 +431,10 @@ inline void accumulate_rows(REAL *acc, int k, const int vector_end, const int k_
         for (int y = 0; y < TM; ++y)
             runs[y] = 0;
         for (; k + KRUN <= k_end; k += KRUN) {
-            const RUN b = CAT(vload, KRUN)(0, column + k);
+            const RUN b = PG_CAT(vload, KRUN)(0, column + k);
             #pragma unroll
             for (int y = 0; y < TM; ++y)
-                runs[y] = MAD(CAT(vload, KRUN)(0, A + rows[y] * lda + k), b, runs[y]);
+                runs[y] = MAD(PG_CAT(vload, KRUN)(0, A + rows[y] * lda + k), b, runs[y]);
         }
         #pragma unroll
         for (int y = 0; y < TM; ++y)

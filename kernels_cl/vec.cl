@@ -39,14 +39,12 @@
 #define KSPLIT 1    // layers of work-items along K (splitk.h)
 #endif
 
-#define VEC_CAT_(a, b) a##b
-#define VEC_CAT(a, b) VEC_CAT_(a, b)
 #if VW == 1
 #define REALV REAL
 #define VLOADV(p) (*(p))
 #define VSTOREV(v, p) (*(p) = (v))
 #else
-#define REALV VEC_CAT(REAL, VW)
+#define REALV PG_CAT(REAL, VW)
 /* A vector built element by element, which the compiler merges into one unaligned vector
  * load: PoCL's vloadN is an out-of-line call, and every zmm register is the caller's to
  * save, so each call spilled and reloaded all of the accumulators (3x slower). */
@@ -54,8 +52,8 @@
 #define VEC_ELEMS4(p) VEC_ELEMS2(p), VEC_ELEMS2((p) + 2)
 #define VEC_ELEMS8(p) VEC_ELEMS4(p), VEC_ELEMS4((p) + 4)
 #define VEC_ELEMS16(p) VEC_ELEMS8(p), VEC_ELEMS8((p) + 8)
-#define VLOADV(p) ((REALV)(VEC_CAT(VEC_ELEMS, VW)(p)))
-#define VSTOREV(v, p) VEC_CAT(vstore, VW)(v, 0, p)
+#define VLOADV(p) ((REALV)(PG_CAT(VEC_ELEMS, VW)(p)))
+#define VSTOREV(v, p) PG_CAT(vstore, VW)(v, 0, p)
 #endif
 #define RUNS (TILE_X / VW)
 

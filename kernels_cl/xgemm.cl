@@ -130,8 +130,6 @@
 #endif
 #include "splitk.h"
 
-#define XG_CAT_(a, b) a##b
-#define XG_CAT(a, b) XG_CAT_(a, b)
 
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
@@ -144,9 +142,9 @@
 #define VSTOREV(v, p) (*(p) = (v))
 #define GLOADV(p, aligned) (*(p))
 #else
-#define REALV XG_CAT(REAL, VW)
-#define VLOADV(p) XG_CAT(vload, VW)(0, p)
-#define VSTOREV(v, p) XG_CAT(vstore, VW)(v, 0, p)
+#define REALV PG_CAT(REAL, VW)
+#define VLOADV(p) PG_CAT(vload, VW)(0, p)
+#define VSTOREV(v, p) PG_CAT(vstore, VW)(v, 0, p)
 #define GLOADV(p, aligned) ((aligned) ? *(__global const REALV *)(p) : VLOADV(p))
 #endif
 #if VWM == 1
@@ -154,8 +152,8 @@
 #define VSTOREM(v, p) (*(p) = (v))
 #define LREADM(base, i) ((base)[i])
 #else
-#define REALM XG_CAT(REAL, VWM)
-#define VSTOREM(v, p) XG_CAT(vstore, VWM)(v, 0, p)
+#define REALM PG_CAT(REAL, VWM)
+#define VSTOREM(v, p) PG_CAT(vstore, VWM)(v, 0, p)
 #define LREADM(base, i) (*(__local const REALM *)((base) + (i)))
 #endif
 #if VWN == 1
@@ -165,9 +163,9 @@
 #define LREADN(base, i) ((base)[i])
 #define GSTOREN(v, p, aligned) (*(p) = (v))
 #else
-#define REALN XG_CAT(REAL, VWN)
-#define VSTOREN(v, p) XG_CAT(vstore, VWN)(v, 0, p)
-#define VLOADN(p) XG_CAT(vload, VWN)(0, p)
+#define REALN PG_CAT(REAL, VWN)
+#define VSTOREN(v, p) PG_CAT(vstore, VWN)(v, 0, p)
+#define VLOADN(p) PG_CAT(vload, VWN)(0, p)
 #define LREADN(base, i) (*(__local const REALN *)((base) + (i)))
 #define GSTOREN(v, p, aligned)                                                          \
     { if (aligned) *(__global REALN *)(p) = (v); else VSTOREN(v, p); }
@@ -362,7 +360,7 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
 #define XG_WAIT_OLDER()
 #define XG_WAIT_ALL()
 #endif
-#define XG_CP_ONE(dst, src) XG_CAT(XG_CP_, XG_REAL_BYTES)(dst, src)
+#define XG_CP_ONE(dst, src) PG_CAT(XG_CP_, XG_REAL_BYTES)(dst, src)
 
 /* The widest copy (elements) a run of VW of a straight-copied tile is cut into: at most
  * 16 bytes, dividing VW and the local row stride (so every piece stays aligned). */
@@ -381,7 +379,7 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
 #else
 #define B_PIECE 1
 #endif
-#define XG_CP_PIECE(P, dst, src) XG_CAT(XG_CP_, XG_CAT(XG_BYTES_, P))(dst, src)
+#define XG_CP_PIECE(P, dst, src) PG_CAT(XG_CP_, PG_CAT(XG_BYTES_, P))(dst, src)
 #if XG_REAL_BYTES == 4
 #define XG_BYTES_1 4
 #define XG_BYTES_2 8
@@ -526,7 +524,7 @@ void gemm(SPLIT_GEMM_ARGS)
     const int a_aligned = (lda % VW) == 0;
     const int b_aligned = (ldb % VW) == 0;
 
-    __local XG_CAT(REAL, 8) lmem_[XG_BUFFERS * BUF_SPAN / 8];
+    __local PG_CAT(REAL, 8) lmem_[XG_BUFFERS * BUF_SPAN / 8];
     __local REAL *lmem = (__local REAL *)lmem_;
 
     REAL acc[MWI][NWI];

@@ -9,5 +9,5 @@ python3 -m portgemm.devices > "$out/devices.txt" 2>&1
 TAILN=6 step pytest 420 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
   tests/test_tallskinny.py tests/test_wide.py
 unset OPENBLAS_CORETYPE
-TAILN=20 step pocl 240 python3 bench/rowvec_vs_lanes.py --device pocl --orders CC,CF
-TAILN=12 step pocl-tall-c 300 python3 bench/tall_c.py --device pocl
+TAILN=20 step pocl 240 python3 bench/rowvec.py --device pocl --against lanes --orders CC,CF
+TAILN=12 step pocl-tall-c 300 python3 bench/rowvec.py --device pocl --against auto

@@ -89,14 +89,13 @@ MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's
 TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
 
 
-def tile_for(m: int, n: int, budget: int, max_rows: int | None = None) -> tuple[int, int]:
-    """The tile of C per work-item: all of it within ``budget`` accumulators (and
-    ``max_rows`` rows), else the split into the fewest tiles (then the squarest) that
-    fits."""
-    if m * n <= budget and (max_rows is None or m <= max_rows):
+def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
+    """A GPU work-item's tile of C: all of it within ``budget`` accumulators, else the
+    split into the fewest tiles (then the squarest) that fits."""
+    if m * n <= budget:
         return m, n
     best = None
-    for rows in range(1, min(m, max_rows or m) + 1):
+    for rows in range(1, m + 1):
         cols = min(n, budget // rows)
         if cols < 1:
             break
@@ -158,16 +157,15 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     """(parameters, why) for the tallskinny kernel on this device and shape."""
     known = traits(device)
     if device.type == "cpu":
-        return _row_params(known, m, n, k, itemsize)
-    budget = ACCUMULATORS
-    several = m * n > budget
+        return cpu_row_params(known, m, n, k, itemsize)
+    several = m * n > ACCUMULATORS
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
     if tall:
         tile = (TALL_ROWS, n)
         steps = max(s for s in (TALL_STEPS, 2, 1)
                     if s == 1 or n * TALL_ROWS + s * (n + TALL_ROWS) <= TALL_VALUES)
     else:
-        per_item = MULTI_TILE if several else budget
+        per_item = MULTI_TILE if several else ACCUMULATORS
         tile = tile_for(m, n, per_item)
         if m >= SKINNY_LONG and tile[1] < n <= per_item:
             # a tall C (the skinny class): tiles of all its columns read A once, where
@@ -212,10 +210,9 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     return params, why
 
 
-def _row_params(known: Traits, m: int, n: int, k: int,
+def cpu_row_params(known: Traits, m: int, n: int, k: int,
                 itemsize: int = 4) -> tuple[dict, str]:
-    """ROWVEC on a CPU runtime that vectorises across work-items: groups of one
-    work-item, each row of its tile a vector."""
+    """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector."""
     tile = row_tile(m, n)
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     groups, fill = row_groups(known, m, n, k, tiles, itemsize)
