@@ -59,4 +59,4 @@ TAILN=6 step first-call-no-program-cache env PORTGEMM_PROGRAM_CACHE=off $py benc
 
 # 4. issue 9 on the Intel runtime: tall-skinny and deep K beside numpy (wall), the model's GS/BS
 TAILN=8 step intel-tallskinny "${bench[@]}" --device intel --variant auto --sizes 8x8x4194304,3x3x8388608,1024x1024x16384 --no-clblast --json "$out/intel-tallskinny.json"
-TAILN=8 step intel-tallskinny-sweep $py -m portgemm.tune --model tallskinny --device intel --sizes 8x8x4194304,3x3x8388608 --sweep --reps 3 --json "$out/intel-tallskinny-sweep.json"
+TAILN=8 step intel-tallskinny-sweep $py -m portgemm.tune --model tallskinny --device intel --sizes 8x8x4194304,3x3x8388608 --sweep --reps 3 --rounds 5 --json "$out/intel-tallskinny-sweep.json"

@@ -375,6 +375,7 @@ inline void accumulate(REAL *acc, int k, const int k_end,
 #define STORE_ROW(v, p) PG_CAT(vstore, VN)(v, 0, p)
 #endif
 #define KRUN 16          // steps of K a vector holds where C has one column
+#define ROW_CHUNK 1024   // steps summed in sequence before they join the run's total
 #define RUN PG_CAT(REAL, KRUN)
 inline REAL lanes_sum(const RUN v)
 {
@@ -404,22 +405,16 @@ inline void add_row_products(ROW *sum, const ROW b, __global const REAL *restric
         sum[y] = MAD((ROW)(A_AT(rows[y], k)), b, sum[y]);
 }
 
-/* acc += A(y, k) B(k, x) over k < k_end one step at a time, each row y of the tile one
- * vector, in KU sums of every KU-th step (independent chains of additions; added in
- * order at the end). Steps below vector_end load the tile's row of B as one vector of VN
- * values, lanes past TN included (read from the rest of the row or the start of the
- * next, never stored); the others value by value. */
-inline void accumulate_rows(REAL *acc, int k, const int vector_end, const int k_end,
-                            __global const REAL *restrict A, const int lda, const int *rows,
-                            __global const REAL *restrict B, const int ldb, const int n0,
-                            const int *cols)
+/* sum[u][y] += A(y, k) B(k, x) over k < k_end one step at a time, each row y of the tile
+ * one vector, in KU sums of every KU-th step (independent chains of additions). Steps
+ * below vector_end load the tile's row of B as one vector of VN values, lanes past TN
+ * included (read from the rest of the row or the start of the next, never stored); the
+ * others value by value. */
+inline void add_chunk_rows(ROW sum[KU][TM], int k, const int vector_end, const int k_end,
+                           __global const REAL *restrict A, const int lda, const int *rows,
+                           __global const REAL *restrict B, const int ldb, const int n0,
+                           const int *cols)
 {
-    ROW sum[KU][TM];
-    #pragma unroll
-    for (int u = 0; u < KU; ++u)
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            sum[u][y] = 0;
 #if VN == 1 && !A_COLMAJOR
     /* One column of C: where B's column lies along K (column-major, or a row-major B of
      * one column) as A's rows do, KRUN steps at a time as vectors along K, their lanes
@@ -457,13 +452,44 @@ inline void accumulate_rows(REAL *acc, int k, const int vector_end, const int k_
         add_row_products(sum[0], BUILD_ROW(B_LANE), A, lda, rows, k);
 #undef B_LANE
     }
+}
+
+/* acc = A(y, k) B(k, x) summed over k_begin <= k < k_end: chunks of ROW_CHUNK steps, each
+ * summed on its own (add_chunk_rows, its KU sums then added in order) and then added to
+ * the run's total, so no sum in sequence is longer than ROW_CHUNK or the run's count of
+ * chunks, however few groups share K (a run of 2^20 steps in one sequence lost three
+ * digits of a float). */
+inline void accumulate_rows(REAL *acc, const int k_begin, const int vector_end,
+                            const int k_end,
+                            __global const REAL *restrict A, const int lda, const int *rows,
+                            __global const REAL *restrict B, const int ldb, const int n0,
+                            const int *cols)
+{
+    ROW total[TM];
+    #pragma unroll
+    for (int y = 0; y < TM; ++y)
+        total[y] = 0;
+    for (int k = k_begin; k < k_end; k += ROW_CHUNK) {
+        const int end = min(k_end, k + ROW_CHUNK);
+        ROW sum[KU][TM];
+        #pragma unroll
+        for (int u = 0; u < KU; ++u)
+            #pragma unroll
+            for (int y = 0; y < TM; ++y)
+                sum[u][y] = 0;
+        add_chunk_rows(sum, k, min(vector_end, end), end, A, lda, rows, B, ldb, n0, cols);
+        #pragma unroll
+        for (int y = 0; y < TM; ++y) {
+            #pragma unroll
+            for (int u = 1; u < KU; ++u)
+                sum[0][y] += sum[u][y];
+            total[y] += sum[0][y];
+        }
+    }
     #pragma unroll
     for (int y = 0; y < TM; ++y) {
-        #pragma unroll
-        for (int u = 1; u < KU; ++u)
-            sum[0][y] += sum[u][y];
         REAL values[VN];
-        STORE_ROW(sum[0][y], values);
+        STORE_ROW(total[y], values);
         #pragma unroll
         for (int x = 0; x < TN; ++x)
             acc[y * TN + x] = values[x];

@@ -171,7 +171,7 @@ def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
     """The search's fastest few and the start are timed again in turn, and the lowest
     median wins (the start unless beaten by START_MARGIN), whatever one noisy pass of the
     search said."""
-    from portgemm.tune import quick
+    from portgemm.tune import measure as measuring, quick
     from portgemm.tune.results import Candidate, Record, TuneResult
 
     def candidate(tile_x, ms):
@@ -190,7 +190,7 @@ def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
         ms = again[params["tile_x"]]
         return Record(dict(params), work.size, "ok", kernel_ms=ms, times_ms=[ms] * reps)
 
-    monkeypatch.setattr(quick, "measure", fake_measure)
+    monkeypatch.setattr(measuring, "measure", fake_measure)
     picked = quick.showdown(result, start.params)
     assert picked.best.params == start.params and picked.best.kernel_ms == 0.9
     assert "showdown of 5" in picked.strategy

@@ -35,18 +35,24 @@ memory) and a tall C of 1-16 columns 2.6-10.7x (bench/results/2026-11-23-cpu-zen
 on PoCL 5 (the GPU machine's 16-core Xeon) 2.2-12.8x. A tile has at most CPU_TILE_ROWS
 rows (each row of a row-major A a stream the prefetchers follow: on Intel's runtime the
 lanes' form took 4096 x 1 x 4096 in 14.4 ms in tiles of 64 x 1, 3.1 ms in 8 x 1) and
-ROW_COLUMNS columns (one vector), C's columns shared evenly among the fewest vectors; a
-few groups a core, summed by the tree and a second launch (the Intel runtime ran 3 x 3 x
-2^23 2.3x slower with the ticket counter). Two sums of every other step (KU = 2) where
+ROW_COLUMNS columns (one vector), C's columns shared evenly among the fewest vectors;
+ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
+launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
+Zen 5 every group count from 2 to 256 ran a C of one tile within 1.1x of the fastest,
+and 64 a core came within 1.04x of it at 1 x 1 to 8 x 8 and at 32 x 32 x 100000
+(bench/results/2026-11-23-cpu-zen5-groups); fewer left a core idle when the shared host
+slowed the other. The kernel sums each chunk of ROW_CHUNK steps on its own before adding
+it to the run's total, so the work-item's run may be long: a single group summed
+3 x 3 x 2^23 to 1.1e-6. Two sums of every other step (KU = 2) where
 the rows are vectors of two (2 x 2 x 2^23: 1.5x); more sums ran slower elsewhere. A tile
 of one column whose B lies along K is read 16 steps a vector along K instead (the kernel
 decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
 speed on the Zen 5.
 
-Two bounds on the work of one work-item, which adds its products in sequence: at most
-MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
+Two bounds on the work of one GPU work-item, which adds its products in sequence: at
+most MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
 work-item's hands gave 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the
-group's sum at the end must pay off)."""
+group's sum at the end must pay off); ROWVEC keeps the second."""
 
 from __future__ import annotations
 
@@ -66,7 +72,7 @@ ACCUMULATORS = 128  # a work-item holds at most, on a GPU (and any device but a 
 GPU_GROUP = 256       # where the register file is unknown
 GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
-GROUPS_PER_CORE = 4
+ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 ROW_COLUMNS = 16      # ROWVEC: the most columns of a tile (OpenCL's widest vector)
 WIDE_TILE_ROWS = 16   # ROWVEC, C wider than tall: rows a tile (B read once per 16 rows)
@@ -115,16 +121,17 @@ def row_tile(m: int, n: int) -> tuple[int, int]:
 
 def row_groups(known: Traits, m: int, n: int, k: int, tiles: int,
                itemsize: int = 4) -> tuple[int, str]:
-    """ROWVEC's groups a tile, and why: a few a core, enough that no work-item sums more
-    than MAX_TERMS, and where B is large (a wide C) enough that the groups running side
-    by side share a band of B's rows of about BAND_BYTES, no more than leave the partial
-    tiles a WORKSPACE_SHARE of B's bytes; none with fewer than MIN_TERMS steps."""
-    wanted = ceil(known.compute_units * GROUPS_PER_CORE / tiles)
+    """ROWVEC's groups a tile, and why: ROW_ITEMS_PER_CORE work-items a core over the
+    tiles, and where B is large (a wide C) enough that the groups running side by side
+    share a band of B's rows of about BAND_BYTES, no more than leave the partial tiles a
+    WORKSPACE_SHARE of B's bytes; none with fewer than MIN_TERMS steps."""
+    wanted = ceil(known.compute_units * ROW_ITEMS_PER_CORE / tiles)
     band = min(ceil(k * n * itemsize / BAND_BYTES), k // (WORKSPACE_SHARE * m))
-    groups = max(1, min(max(wanted, ceil(k / MAX_TERMS), band), k // MIN_TERMS))
-    why = (f"{GROUPS_PER_CORE} groups a core over {tiles} tile{'s' if tiles > 1 else ''}"
+    groups = max(1, min(max(wanted, band), k // MIN_TERMS))
+    why = (f"{ROW_ITEMS_PER_CORE} work-items a core over {tiles} "
+           f"tile{'s' if tiles > 1 else ''}"
            + (f", bands of B of {BAND_BYTES >> 20} MB" if groups == band > 1 else "")
-           + f"; each work-item sums {MIN_TERMS} to {MAX_TERMS} terms")
+           + f"; each work-item sums at least {MIN_TERMS} terms")
     return groups, why
 
 

@@ -117,6 +117,10 @@ def build_parser() -> Parser:
                             f"or {paper.DEFAULT_U_SM} for a measured device)")
     model.add_argument("--sweep", action="store_true",
                        help="--model: also measure a GS x BS grid on the device beside it")
+    model.add_argument("--rounds", type=int, default=1, metavar="R",
+                       help="--model --sweep: measure the grid R times over, point after "
+                            "point each time, and keep each point's median (a shared "
+                            "host's slow spells then fall on every point alike)")
     model.add_argument("--json", default=None, metavar="PATH",
                        help="--model --sweep: write the prediction and the sweep here")
     return p
@@ -147,7 +151,7 @@ def checked_arguments(parser: Parser, args):
     try:
         check_minimums(("--reps", args.reps, 1), ("--warmup", args.warmup, 0),
                        ("--top", args.top, 1), ("--max-evals", args.max_evals, 1),
-                       ("--seed", args.seed, 0))
+                       ("--seed", args.seed, 0), ("--rounds", args.rounds, 1))
         if args.budget is not None and not args.budget > 0:
             raise ValueError(f"--budget must be > 0 seconds, got {args.budget:g}")
         if not 0 < args.fraction <= 1:
@@ -160,6 +164,8 @@ def checked_arguments(parser: Parser, args):
             raise ValueError(f"--u-sm must be in (0, 1], got {args.u_sm:g}")
         if (args.constants or args.sweep or args.json) and args.model is None:
             raise ValueError("--constants, --sweep and --json go with --model")
+        if args.rounds > 1 and not args.sweep:
+            raise ValueError("--rounds goes with --model --sweep")
         if args.model is not None and any(len(values) != 1 for _, values in args.param):
             raise ValueError("with --model, each --param gives one value (the sweep's "
                              "parameters besides GS and BS)")
@@ -232,6 +238,7 @@ def main(argv=None) -> int:
             lines = (predict_named(args.constants, sizes, args.u_sm) if args.constants else
                      predict_device(args.model, device, sizes, u_sm=args.u_sm,
                                     run_sweep=args.sweep, reps=args.reps, out=args.json,
+                                    rounds=args.rounds,
                                     fixed={name: values[0] for name, values in args.param}))
             print("\n".join(lines))
             return 0

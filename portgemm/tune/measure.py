@@ -82,3 +82,22 @@ def measure(queue: Queue, variant: Variant, params: Mapping, work: Workload,
     return Record(params, work.size, "ok", kernel_ms=median,
                   gflops=work.flops / (median * 1e6) if median > 0 else math.inf,
                   relerr=worst, times_ms=times)
+
+
+def times_in_turns(queue: Queue, variant: Variant, candidates: list[Mapping],
+                   work: Workload, rounds: int, reps: int = 2,
+                   warmup: int = 1) -> list[list[float]]:
+    """Each candidate's kernel times over ``rounds`` turns, the candidates taking turns in
+    an order that rotates from round to round: a fresh measurement of finalists chosen by
+    an earlier one, which picked them partly for their luck (the lowest of many noisy
+    times is biased low), and one in which a slow spell of a shared host falls on all
+    of them. A candidate that fails a turn adds no times that turn."""
+    times: list[list[float]] = [[] for _ in candidates]
+    for turn in range(rounds):
+        for step in range(len(candidates)):
+            index = (turn + step) % len(candidates)
+            record = measure(queue, variant, candidates[index], work, reps=reps,
+                             warmup=warmup)
+            if record.status == "ok":
+                times[index].extend(record.times_ms)
+    return times

@@ -19,10 +19,11 @@ from ..auto.tallskinny import tallskinny_params
 from ..auto.traits import traits
 from ..runtime.device import Device
 from ..runtime.probe import probe
-from .sweep import at, fastest, grid, sweep
+from .sweep import FINALISTS, at, fastest, grid, rematch, sweep_rounds
 
 MODELS = ("phvm", "tallskinny")
 PAPER_SIZE = (5, 5, 30_000_000)  # the paper's MTX1
+REMATCH_ROUNDS = 5  # turns of the sweep's fastest points and the model's, timed again
 
 
 def predict_named(name: str, sizes: Sequence[tuple[int, int, int]], u_sm: float | None) -> list[str]:
@@ -42,9 +43,10 @@ def predict_named(name: str, sizes: Sequence[tuple[int, int, int]], u_sm: float 
 
 def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                    run_sweep: bool, reps: int, out: str | None,
-                   fixed: dict | None = None) -> list[str]:
+                   fixed: dict | None = None, rounds: int = 1) -> list[str]:
     """The model's choice on a real device, and with ``run_sweep`` the measured grid
-    (the kernel's other parameters: the model's, then ``fixed``)."""
+    (the kernel's other parameters: the model's, then ``fixed``), ``rounds`` times over
+    with each point's median (:func:`sweep_rounds`)."""
     measured = probe(device)
     lines = [f"{device.description}: probe {measured}"]
     records = []
@@ -74,16 +76,20 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         # model's own point is always measured
         points = [(g, b) for g, b in grid(device, extra, simd=known.simd)
                   if g * b >= known.slots // 16 or (g, b) == (gs, bs)]
-        if params.get("ROWVEC"):
+        rows_form = bool(params.get("ROWVEC"))
+        lanes = {**params, "ROWVEC": 0, "KU": 1}
+        if rows_form:
             # a CPU's rows as vectors (BS = 1) over its groups, beside the lanes' form
-            lanes = {**params, "ROWVEC": 0, "KU": 1}
-            rows_form = [(g, 1) for g in sorted({g for g, _ in points} | {gs})]
-            found = (sweep(model, device, (m, n, k), rows_form, params=params, reps=reps)
-                     + sweep(model, device, (m, n, k), points, params=lanes, reps=reps))
+            by_rows = [(g, 1) for g in sorted({g for g, _ in points} | {gs})]
+            found = (sweep_rounds(rounds, model, device, (m, n, k), by_rows, params=params,
+                                  reps=reps)
+                     + sweep_rounds(rounds, model, device, (m, n, k), points, params=lanes,
+                                    reps=reps))
             lines.append("BS=1: ROWVEC=1 (each row of the tile a vector); BS > 1: the "
                          "lanes' form (ROWVEC=0)")
         else:
-            found = sweep(model, device, (m, n, k), points, params=params, reps=reps)
+            found = sweep_rounds(rounds, model, device, (m, n, k), points, params=params,
+                                 reps=reps)
         best, mine = fastest(found), at(found, gs, bs)
         rows = [(p.gs, p.bs, "" if p.kernel_ms is None else f"{p.kernel_ms:.3f}",
                  "" if p.relerr is None else f"{p.relerr:.1e}", p.status,
@@ -95,10 +101,22 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
             lines.append(f"fastest: GS={best.gs} BS={best.bs} {best.kernel_ms:.3f} ms; the model's "
                          f"GS={gs} BS={bs} {mine.kernel_ms:.3f} ms = "
                          f"{mine.kernel_ms / best.kernel_ms:.3f}x the fastest")
+        final = []
+        if mine is not None and mine.kernel_ms is not None:
+            final = rematch(model, device, (m, n, k), found, (gs, bs),
+                            lambda g, b: lanes if rows_form and b > 1 else params,
+                            rounds=max(REMATCH_ROUNDS, rounds))
+            top, again = final[0], next(row for row in final if row[:2] == (gs, bs))
+            lines.append(f"timed again, {max(REMATCH_ROUNDS, rounds)} rounds in turn (the "
+                         f"sweep's fastest {FINALISTS} and the model's): "
+                         + ", ".join(f"GS={g} BS={b} {ms:.3f}" for g, b, ms in final)
+                         + f" ms; the model's = {again[2] / top[2]:.3f}x the fastest")
         records.append({"model": model, "device": device.description, "m": m, "n": n, "k": k,
+                        "rounds": rounds,
                         "predicted": {"GS": gs, "BS": bs, **params},
                         "probe": measured.__dict__,
-                        "sweep": [p.__dict__ for p in found]})
+                        "sweep": [p.__dict__ for p in found],
+                        "again": [{"gs": g, "bs": b, "kernel_ms": ms} for g, b, ms in final]})
     if out:
         with open(out, "w") as f:
             json.dump(records, f, indent=1)

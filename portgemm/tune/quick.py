@@ -26,7 +26,7 @@ from ..auto.shapes import SIZE_CLASSES
 from ..families import get_variant
 from ..runtime.device import Device
 from ..runtime.queue import Queue
-from .measure import Workload, measure
+from .measure import Workload, times_in_turns
 from .results import TuneResult
 from .tuner import tune
 
@@ -86,13 +86,8 @@ def showdown(result: TuneResult, start: Mapping | None = None) -> TuneResult:
     variant = get_variant(result.variant)
     queue = Queue(result.device)
     work = Workload(result.sizes[0], np.dtype(result.dtype), seed=0)
-    times: list[list[float]] = [[] for _ in finalists]
-    for turn in range(SHOWDOWN_ROUNDS):
-        for step in range(len(finalists)):
-            index = (turn + step) % len(finalists)
-            record = measure(queue, variant, finalists[index].params, work, reps=2, warmup=1)
-            if record.status == "ok":
-                times[index].extend(record.times_ms)
+    times = times_in_turns(queue, variant, [c.params for c in finalists], work,
+                           SHOWDOWN_ROUNDS)
     medians = [statistics.median(t) if t else math.inf for t in times]
     index = min(range(len(finalists)), key=medians.__getitem__)
     if first is not None:

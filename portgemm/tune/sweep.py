@@ -5,8 +5,9 @@ choice can be judged against the fastest configuration measured in the same run.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -14,9 +15,10 @@ from ..errors import BuildError, ParameterError
 from ..families import get_variant
 from ..runtime.device import Device
 from ..runtime.queue import Queue
-from .measure import Workload, measure
+from .measure import Workload, measure, times_in_turns
 
 Size = tuple[int, int, int]
+FINALISTS = 4  # the sweep's fastest points timed again beside the model's (rematch)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,25 @@ def sweep(variant: str, device: Device, size: Size, points: Sequence[tuple[int, 
     return found
 
 
+def sweep_rounds(rounds: int, variant: str, device: Device, size: Size,
+                 points: Sequence[tuple[int, int]], **options) -> list[SweepPoint]:
+    """The sweep ``rounds`` times over, each round through every point in turn, so a slow
+    spell of a shared host falls on every point alike rather than on the few measured
+    during it; a point keeps the median of its rounds' times and its worst error."""
+    runs = [sweep(variant, device, size, points, **options) for _ in range(max(1, rounds))]
+    merged = []
+    for seen in zip(*runs):
+        failed = next((p for p in seen if p.status != "ok"), None)
+        if failed is not None:
+            merged.append(failed)
+            continue
+        errors = [p.relerr for p in seen if p.relerr is not None]
+        merged.append(SweepPoint(seen[0].gs, seen[0].bs,
+                                 float(np.median([p.kernel_ms for p in seen])),
+                                 max(errors) if errors else None, "ok"))
+    return merged
+
+
 def fastest(points: Sequence[SweepPoint]) -> SweepPoint | None:
     ok = [p for p in points if p.status == "ok"]
     return min(ok, key=lambda p: p.kernel_ms) if ok else None
@@ -76,3 +97,26 @@ def fastest(points: Sequence[SweepPoint]) -> SweepPoint | None:
 
 def at(points: Sequence[SweepPoint], gs: int, bs: int) -> SweepPoint | None:
     return next((p for p in points if (p.gs, p.bs) == (gs, bs)), None)
+
+
+def rematch(variant: str, device: Device, size: Size, found: Sequence[SweepPoint],
+            chosen: tuple[int, int], params_at: Callable[[int, int], Mapping], *,
+            rounds: int, dtype=np.float32) -> list[tuple[int, int, float]]:
+    """The sweep's FINALISTS fastest points and the model's ``chosen`` one timed again,
+    in turns (:func:`portgemm.tune.measure.times_in_turns`): (GS, BS, median ms), fastest
+    first. The sweep's own fastest time is the lowest of many noisy ones, biased low
+    against any one point's; these times are not. ``params_at(gs, bs)``: the point's
+    other parameters."""
+    ok = sorted((p for p in found if p.status == "ok"), key=lambda p: p.kernel_ms)
+    picked = [(p.gs, p.bs) for p in ok[:FINALISTS]]
+    if chosen not in picked and any((p.gs, p.bs) == chosen for p in ok):
+        picked.append(chosen)
+    impl = get_variant(variant)
+    itemsize = np.dtype(dtype).itemsize
+    candidates = [impl.check({**params_at(gs, bs), "GS": gs, "BS": bs}, device, itemsize)
+                  for gs, bs in picked]
+    times = times_in_turns(Queue(device), impl, candidates,
+                           Workload(size, np.dtype(dtype), 0), rounds, reps=3)
+    medians = [(gs, bs, statistics.median(t) if t else math.inf)
+               for (gs, bs), t in zip(picked, times)]
+    return sorted(medians, key=lambda row: row[2])
