@@ -457,8 +457,8 @@ inline void add_chunk_rows(ROW sum[KU][TM], int k, const int vector_end, const i
 /* acc = A(y, k) B(k, x) summed over k_begin <= k < k_end: chunks of ROW_CHUNK steps, each
  * summed on its own (add_chunk_rows, its KU sums then added in order) and then added to
  * the run's total, so no sum in sequence is longer than ROW_CHUNK or the run's count of
- * chunks, however few groups share K (a run of 2^20 steps in one sequence lost three
- * digits of a float). */
+ * chunks, however few groups share K (one group over 8 x 8 x 2^22: 1.3e-6 of relative
+ * error, 3.5e-5 in one sequence). */
 inline void accumulate_rows(REAL *acc, const int k_begin, const int vector_end,
                             const int k_end,
                             __global const REAL *restrict A, const int lda, const int *rows,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from math import ceil
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ import portgemm
 from portgemm.auto import choose
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import SKINNY_LIMITS, class_order, classify
-from portgemm.auto.tallskinny import tallskinny_params
+from portgemm.auto.tallskinny import ROW_ITEMS_PER_CORE, tallskinny_params
 from portgemm.auto.wide import MAX_TERMS, wide_params
 from portgemm.families import get_variant
 
@@ -156,10 +158,12 @@ def test_skinny_routes_on_a_cpu(device):
     # a tall C: tiles of at most 8 rows of A, the groups shared among the tiles
     column, _ = tallskinny_params(device, 4096, 1, 4096)
     assert (column["tile_y"], column["tile_x"], column["GS"]) == (8, 1, 1)
-    # the tall-skinny class: tiles of at most 8 rows, each row one vector (ROWVEC), and
-    # groups of one work-item that each sum 4096 terms
+    # the tall-skinny class: tiles of at most 8 rows, each row one vector (ROWVEC), in
+    # groups of one work-item: 64 a core over the two tiles, or as many as share bands
+    # of 1 MB of B's rows (2^22 x 9 floats: 144)
     tall, _ = tallskinny_params(device, 9, 9, 1 << 22)
-    assert (tall["tile_y"], tall["tile_x"], tall["GS"], tall["ROWVEC"]) == (8, 9, 1024, 1)
+    groups = max(ceil(device.compute_units * ROW_ITEMS_PER_CORE / 2), 144)
+    assert (tall["tile_y"], tall["tile_x"], tall["GS"], tall["ROWVEC"]) == (8, 9, groups, 1)
     narrow = wide_params(device, 3, 5000, 100)[0]
     assert narrow["KSPLIT"] == 1 and narrow["tile_y"] == 3
 

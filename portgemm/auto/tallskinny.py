@@ -38,13 +38,14 @@ lanes' form took 4096 x 1 x 4096 in 14.4 ms in tiles of 64 x 1, 3.1 ms in 8 x 1)
 ROW_COLUMNS columns (one vector), C's columns shared evenly among the fewest vectors;
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
-Zen 5 every group count from 2 to 256 ran a C of one tile within 1.1x of the fastest,
-and 64 a core came within 1.04x of it at 1 x 1 to 8 x 8 and at 32 x 32 x 100000
-(bench/results/2026-11-23-cpu-zen5-groups); fewer left a core idle when the shared host
-slowed the other. The kernel sums each chunk of ROW_CHUNK steps on its own before adding
-it to the run's total, so the work-item's run may be long: a single group summed
-3 x 3 x 2^23 to 1.1e-6. Two sums of every other step (KU = 2) where
-the rows are vectors of two (2 x 2 x 2^23: 1.5x); more sums ran slower elsewhere. A tile
+Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
+the fastest, which point topped that plateau changing from run to run, and 64 a core
+came within 1.02-1.05x of the fastest point timed again beside it; on PoCL 5's 16 cores
+within 1.06x; a single group ran 1.9x slower, 12-14x there
+(bench/results/2026-11-23-cpu-zen5-groups). The kernel sums each chunk of ROW_CHUNK
+steps on its own before adding it to the run's total, so a work-item's run may be long:
+a single group summed 8 x 8 x 2^22 to 1.3e-6 (3.5e-5 in one sequence). Two sums of
+every other step (KU = 2) where the rows are vectors of two (2 x 2 x 2^23: 1.5x); more sums ran slower elsewhere. A tile
 of one column whose B lies along K is read 16 steps a vector along K instead (the kernel
 decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
 speed on the Zen 5.

@@ -77,7 +77,7 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         points = [(g, b) for g, b in grid(device, extra, simd=known.simd)
                   if g * b >= known.slots // 16 or (g, b) == (gs, bs)]
         rows_form = bool(params.get("ROWVEC"))
-        lanes = {**params, "ROWVEC": 0, "KU": 1}
+        lanes = {**params, "ROWVEC": 0, "KU": 1} if rows_form else params
         if rows_form:
             # a CPU's rows as vectors (BS = 1) over its groups, beside the lanes' form
             by_rows = [(g, 1) for g in sorted({g for g, _ in points} | {gs})]
@@ -104,7 +104,7 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         final = []
         if mine is not None and mine.kernel_ms is not None:
             final = rematch(model, device, (m, n, k), found, (gs, bs),
-                            lambda g, b: lanes if rows_form and b > 1 else params,
+                            lambda g, b: lanes if b > 1 else params,
                             rounds=max(REMATCH_ROUNDS, rounds))
             top, again = final[0], next(row for row in final if row[:2] == (gs, bs))
             lines.append(f"timed again, {max(REMATCH_ROUNDS, rounds)} rounds in turn (the "
