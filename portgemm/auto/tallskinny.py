@@ -45,9 +45,9 @@ within 1.06x; a single group ran 1.9x slower, 12-14x there
 (bench/results/2026-11-23-cpu-zen5-groups). The kernel sums each chunk of ROW_CHUNK
 steps on its own before adding it to the run's total, so a work-item's run may be long:
 a single group summed 8 x 8 x 2^22 to 1.3e-6 (3.5e-5 in one sequence). Two sums of
-every other step (KU = 2) where the rows are vectors of two (2 x 2 x 2^23: 1.5x); more sums ran slower elsewhere. A tile
-of one column whose B lies along K is read 16 steps a vector along K instead (the kernel
-decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
+every other step (KU = 2) where the rows are vectors of two (2 x 2 x 2^23: 1.5x); more
+sums ran slower elsewhere. A tile of one column whose B lies along K is read 16 steps a
+vector along K instead (the kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
 speed on the Zen 5.
 
 Two bounds on the work of one GPU work-item, which adds its products in sequence: at
@@ -219,7 +219,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
 
 
 def cpu_row_params(known: Traits, m: int, n: int, k: int,
-                itemsize: int = 4) -> tuple[dict, str]:
+                   itemsize: int = 4) -> tuple[dict, str]:
     """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector."""
     tile = row_tile(m, n)
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])

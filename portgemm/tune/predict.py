@@ -103,11 +103,11 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                          f"{mine.kernel_ms / best.kernel_ms:.3f}x the fastest")
         final = []
         if mine is not None and mine.kernel_ms is not None:
+            turns = max(REMATCH_ROUNDS, rounds)
             final = rematch(model, device, (m, n, k), found, (gs, bs),
-                            lambda g, b: lanes if b > 1 else params,
-                            rounds=max(REMATCH_ROUNDS, rounds))
+                            lambda g, b: lanes if b > 1 else params, rounds=turns)
             top, again = final[0], next(row for row in final if row[:2] == (gs, bs))
-            lines.append(f"timed again, {max(REMATCH_ROUNDS, rounds)} rounds in turn (the "
+            lines.append(f"timed again, {turns} rounds in turn (the "
                          f"sweep's fastest {FINALISTS} and the model's): "
                          + ", ".join(f"GS={g} BS={b} {ms:.3f}" for g, b, ms in final)
                          + f" ms; the model's = {again[2] / top[2]:.3f}x the fastest")
