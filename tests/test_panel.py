@@ -180,11 +180,14 @@ def test_vec_packed_agrees_with_unpacked(any_device):
 
 @pytest.mark.parametrize("by_rows", [False, True], ids=["pack_b", "pack_b_rows"])
 @pytest.mark.parametrize("b_order", ["C", "F"])
-@pytest.mark.parametrize("n, k", [(1, 1), (48, 16), (5 * 48 + 7, 37), (9 * 48, 300)])
+@pytest.mark.parametrize("n, k", [(1, 1), (48, 16), (5 * 48 + 7, 37), (9 * 48, 300),
+                                  (300 * 48 + 5, 3)])
 def test_b_packed_into_panels(device, by_rows, b_order, n, k):
     """Both kernels that pack B write every value of every panel (the workspace poisoned
     with NaN first): B's columns in panels of 48, K-major, zeros past N; pack_b_rows'
-    panels past a work-item's four and steps past its 16 included."""
+    panels past a work-item's four and steps past its 16 included, and pack_b's groups
+    along a row-major B's rows whether a block of steps has more panels than a group
+    copies steps (300 of them) or fewer."""
     import pyopencl as cl
 
     from portgemm.backends.opencl import _options
