@@ -12,10 +12,11 @@
  *     row-major B, the groups of block s (steps s*PACK_STEPS ...) share its pairs in B's
  *     own order, along each row through every panel, so a group reads a stretch of B
  *     front to back; for a column-major B, group (s, p) goes down panel p, along each
- *     column's steps. Intel's runtime on a Zen 5, 1024 x 1024: 0.47 against 2.1-2.3 ms
- *     down each panel (each step of which is another row, ldb apart); the loop over a
- *     step's values has the same trip count in every lane (0.79 ms down the panels, where
- *     `x = lane; x < PACK_WIDTH; x += PACK_LANES` took 2.25).
+ *     column's steps. Intel's runtime on a Zen 5, 1024 x 1024: 0.55-0.64 against 1.66-2.00
+ *     ms down each panel (each step of which is another row, ldb apart;
+ *     bench/results/2026-11-23-cpu-zen5-pack). The loop over a step's values has the same
+ *     trip count in every lane: down the panels, `x = lane; x < PACK_WIDTH; x +=
+ *     PACK_LANES` took 2.25 ms where this loop took 0.79.
  *     NDRange (SYCL order): (ceil(K / PACK_STEPS), panels * PACK_LANES) in work-groups of
  *     (1, PACK_LANES).
  *   pack_b_rows: the same panels, for compilers that run a group's work-items one after
