@@ -34,9 +34,11 @@
  * 16-byte load instead of WIDTH loads that each touch a different cache sector when the
  * neighbouring work-items' runs lie a row apart.
  * ROWVEC 1 (a CPU's form; BS = 1): the work-item walks its run of K one step at a time
- * and holds each row of its tile as one vector of VN values, so a step is one vector load
- * of B's row (a row-major B) and TM broadcasts of A times it, in KU independent sums;
- * for one column of C whose B lies along K, 16 steps a vector along K instead.
+ * and holds each row of its tile as RV vectors of VN values, so a step is RV vector loads
+ * of B's row (a row-major B) and TM broadcasts of A times them, in KU independent sums;
+ * for one column of C whose B lies along K, 16 steps a vector along K instead. Several
+ * vectors a row (a wide C) read RV * 64 bytes of each row of B where one read 64: CPU
+ * prefetchers follow the longer runs.
  * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
  * load B's rows across the lanes instead, a gather for every row of the tile.
  * NDRange: GS * T / TG work-groups of BS * TG work-items (one dimension); any M, N, K >= 1.
@@ -72,6 +74,9 @@
 #endif
 #ifndef VN
 #define VN 8        // ROWVEC: the vector's width, TN rounded up to 1, 2, 4, 8 or 16
+#endif
+#ifndef RV
+#define RV 1        // ROWVEC: vectors a row of the tile (VN = 16 where RV > 1)
 #endif
 
 #if USE_FP64
@@ -396,13 +401,26 @@ inline REAL lanes_sum(const RUN v)
 #define BUILD_ROW(V) ((ROW)(PG_CAT(LANES_, VN)(V)))
 #endif
 
-/* sum[y] += A(y, k) b for each row y of the tile: one step of K, B's row b one vector */
-inline void add_row_products(ROW *sum, const ROW b, __global const REAL *restrict A,
+/* sum[y] += A(y, k) b for each row y of the tile: one step of K, B's row b RV vectors */
+inline void add_row_products(ROW sum[TM][RV], const ROW *b, __global const REAL *restrict A,
                              const int lda, const int *rows, const int k)
 {
     #pragma unroll
-    for (int y = 0; y < TM; ++y)
-        sum[y] = MAD((ROW)(A_AT(rows[y], k)), b, sum[y]);
+    for (int y = 0; y < TM; ++y) {
+        const ROW a = (ROW)(A_AT(rows[y], k));
+        #pragma unroll
+        for (int v = 0; v < RV; ++v)
+            sum[y][v] = MAD(a, b[v], sum[y][v]);
+    }
+}
+
+/* The tile's part of B's row k as RV vectors, lanes past TN included */
+inline void load_row(ROW *b, __global const REAL *restrict B, const int ldb, const int n0,
+                     const int k)
+{
+    #pragma unroll
+    for (int v = 0; v < RV; ++v)
+        b[v] = LOAD_ROW(B + k * ldb + n0 + v * VN);
 }
 
 /* sum[u][y] += A(y, k) B(k, x) over k < k_end one step at a time, each row y of the tile
@@ -410,7 +428,7 @@ inline void add_row_products(ROW *sum, const ROW b, __global const REAL *restric
  * below vector_end load the tile's row of B as one vector of VN values, lanes past TN
  * included (read from the rest of the row or the start of the next, never stored); the
  * others value by value. */
-inline void add_chunk_rows(ROW sum[KU][TM], int k, const int vector_end, const int k_end,
+inline void add_chunk_rows(ROW sum[KU][TM][RV], int k, const int vector_end, const int k_end,
                            __global const REAL *restrict A, const int lda, const int *rows,
                            __global const REAL *restrict B, const int ldb, const int n0,
                            const int *cols)
@@ -433,24 +451,32 @@ inline void add_chunk_rows(ROW sum[KU][TM], int k, const int vector_end, const i
         }
         #pragma unroll
         for (int y = 0; y < TM; ++y)
-            sum[0][y] = lanes_sum(runs[y]);
+            sum[0][y][0] = lanes_sum(runs[y]);
     }
 #endif
     for (; k + KU <= vector_end; k += KU) {
-        ROW b[KU];
+        ROW b[KU][RV];
         #pragma unroll
         for (int u = 0; u < KU; ++u)
-            b[u] = LOAD_ROW(B + (k + u) * ldb + n0);
+            load_row(b[u], B, ldb, n0, k + u);
         #pragma unroll
         for (int u = 0; u < KU; ++u)
             add_row_products(sum[u], b[u], A, lda, rows, k + u);
     }
-    for (; k < vector_end; ++k)
-        add_row_products(sum[0], LOAD_ROW(B + k * ldb + n0), A, lda, rows, k);
+    for (; k < vector_end; ++k) {
+        ROW b[RV];
+        load_row(b, B, ldb, n0, k);
+        add_row_products(sum[0], b, A, lda, rows, k);
+    }
     for (; k < k_end; ++k) {
-#define B_LANE(x) ((x) < TN ? B_AT(k, cols[min((x), TN - 1)]) : (REAL)0)
-        add_row_products(sum[0], BUILD_ROW(B_LANE), A, lda, rows, k);
+        ROW b[RV];
+        #pragma unroll
+        for (int v = 0; v < RV; ++v) {
+#define B_LANE(x) (v * VN + (x) < TN ? B_AT(k, cols[min(v * VN + (x), TN - 1)]) : (REAL)0)
+            b[v] = BUILD_ROW(B_LANE);
 #undef B_LANE
+        }
+        add_row_products(sum[0], b, A, lda, rows, k);
     }
 }
 
@@ -465,46 +491,54 @@ inline void accumulate_rows(REAL *acc, const int k_begin, const int vector_end,
                             __global const REAL *restrict B, const int ldb, const int n0,
                             const int *cols)
 {
-    ROW total[TM];
+    ROW total[TM][RV];
     #pragma unroll
     for (int y = 0; y < TM; ++y)
-        total[y] = 0;
+        #pragma unroll
+        for (int v = 0; v < RV; ++v)
+            total[y][v] = 0;
     for (int k = k_begin; k < k_end; k += ROW_CHUNK) {
         const int end = min(k_end, k + ROW_CHUNK);
-        ROW sum[KU][TM];
+        ROW sum[KU][TM][RV];
         #pragma unroll
         for (int u = 0; u < KU; ++u)
             #pragma unroll
             for (int y = 0; y < TM; ++y)
-                sum[u][y] = 0;
+                #pragma unroll
+                for (int v = 0; v < RV; ++v)
+                    sum[u][y][v] = 0;
         add_chunk_rows(sum, k, min(vector_end, end), end, A, lda, rows, B, ldb, n0, cols);
         #pragma unroll
-        for (int y = 0; y < TM; ++y) {
+        for (int y = 0; y < TM; ++y)
             #pragma unroll
-            for (int u = 1; u < KU; ++u)
-                sum[0][y] += sum[u][y];
-            total[y] += sum[0][y];
-        }
+            for (int v = 0; v < RV; ++v) {
+                #pragma unroll
+                for (int u = 1; u < KU; ++u)
+                    sum[0][y][v] += sum[u][y][v];
+                total[y][v] += sum[0][y][v];
+            }
     }
     #pragma unroll
     for (int y = 0; y < TM; ++y) {
-        REAL values[VN];
-        STORE_ROW(total[y], values);
+        REAL values[RV * VN];
+        #pragma unroll
+        for (int v = 0; v < RV; ++v)
+            STORE_ROW(total[y][v], values + v * VN);
         #pragma unroll
         for (int x = 0; x < TN; ++x)
             acc[y * TN + x] = values[x];
     }
 }
 
-/* Where the steps of a row-major B stop being read as vectors of VN values: at k_end
- * where the VN values lie in the row; at the last row of B where they run on into the
- * next row (the last has none after it); at once for a column-major B (no vectors). */
+/* Where the steps of a row-major B stop being read as RV vectors of VN values: at k_end
+ * where the values lie in the row; at the last row of B where they run on into the next
+ * row (the last has none after it); at once for a column-major B (no vectors). */
 inline int vector_steps_end(const int n0, const int N, const int K, const int ldb,
                             const int k, const int k_end)
 {
-    if (B_COLMAJOR || n0 + VN > ldb + N)
+    if (B_COLMAJOR || n0 + RV * VN > ldb + N)
         return k;
-    return n0 + VN <= N ? k_end : min(k_end, K - 1);
+    return n0 + RV * VN <= N ? k_end : min(k_end, K - 1);
 }
 #endif
 

@@ -85,6 +85,28 @@ def test_tallskinny_any_shape_and_layout(device, params, order):
                                    poison=np.nan).c, a, b)
 
 
+WIDE_AWKWARD = [(1, 300, 1000), (3, 70, 2049), (2, 17, 31), (5, 257, 100), (1, 33, 1),
+                (4, 40, 3001)]
+
+
+@pytest.mark.parametrize("params, order", [
+    # rows of several vectors of 16 (a wide C on a CPU): whole vectors (CC, 4 x 64), lanes
+    # past the tile read from the next tile or row (CC, FC), value by value (CF, FF); in
+    # KU sums; the last group's sum; 16 vectors a row
+    ({"GS": 3, "BS": 1, "tile_y": 4, "tile_x": 64, "ROWVEC": 1}, "CC"),
+    ({"GS": 5, "BS": 1, "tile_y": 2, "tile_x": 40, "ROWVEC": 1}, "CC"),
+    ({"GS": 2, "BS": 1, "tile_y": 3, "tile_x": 33, "ROWVEC": 1, "KU": 2}, "FC"),
+    ({"GS": 4, "BS": 1, "tile_y": 1, "tile_x": 48, "ROWVEC": 1}, "CF"),
+    ({"GS": 7, "BS": 1, "tile_y": 3, "tile_x": 17, "ROWVEC": 1, "KU": 4}, "FF"),
+    ({"GS": 9, "BS": 1, "tile_y": 1, "tile_x": 256, "ROWVEC": 1, "FUSE": 1}, "CC"),
+])
+def test_rows_of_several_vectors(device, params, order):
+    for m, n, k in WIDE_AWKWARD + AWKWARD[:4]:
+        a, b = operands(m, n, k, order=order)
+        assert_close(portgemm.gemm(a, b, device=device, variant="tallskinny", params=params,
+                                   poison=np.nan).c, a, b)
+
+
 @pytest.mark.parametrize("order", ["CC", "FF"])
 @pytest.mark.parametrize("params", [{"GS": 4, "BS": 32, "tile_y": 4, "tile_x": 4, "TG": 2},
                                     {"GS": 4, "BS": 1, "tile_y": 4, "tile_x": 4, "ROWVEC": 1}])
@@ -189,7 +211,7 @@ import ctypes, mmap, sys
 import numpy as np
 import portgemm
 page = mmap.PAGESIZE
-k, n = 1000, 3                         # 12000 bytes: B ends 3 floats short of 3 pages
+k, n, tile = (int(x) for x in sys.argv[2:5])  # B ends just short of 3 pages
 memory = mmap.mmap(-1, 4 * page)
 libc = ctypes.CDLL(None, use_errno=True)
 address = ctypes.addressof(ctypes.c_char.from_buffer(memory))
@@ -198,21 +220,24 @@ flat = np.frombuffer(memory, np.float32)[:3 * page // 4]
 b = flat[len(flat) - k * n:].reshape(k, n)        # its last value right before the guard
 b[...] = np.random.default_rng(0).uniform(-1, 1, (k, n))
 a = np.random.default_rng(1).uniform(-1, 1, (2, k)).astype(np.float32)
-params = {"GS": 3, "BS": 1, "tile_y": 2, "tile_x": 3, "ROWVEC": 1, "KU": 2}
+params = {"GS": 3, "BS": 1, "tile_y": 2, "tile_x": tile, "ROWVEC": 1, "KU": 2}
 c = portgemm.matmul(a, b, device=sys.argv[1], variant="tallskinny", params=params)
 assert np.allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
 print("in bounds")
 """
 
 
-def test_row_vectors_stop_at_the_end_of_b(device):
+@pytest.mark.parametrize("k, n, tile", [(1000, 3, 3), (60, 40, 40), (40, 60, 32)])
+def test_row_vectors_stop_at_the_end_of_b(device, k, n, tile):
     """ROWVEC reads 4 values for a tile of 3 columns, the one past the tile from B's next
-    row; the last row has none after it and is read value by value. B ends right before a
-    page the process may not read (a CPU device uses it in place): a read past its end
-    would kill the child process."""
+    row, and 48 for a tile of 40 (three vectors of 16), 64 for the second tile of 32 of 60
+    columns; the last row has none after it and is read value by value. B ends right
+    before a page the process may not read (a CPU device uses it in place): a read past
+    its end would kill the child process."""
     if device.type != "cpu":
         pytest.skip("a GPU reads a copy of B")
-    run = subprocess.run([sys.executable, "-c", GUARDED_B, device.filter_string],
+    run = subprocess.run([sys.executable, "-c", GUARDED_B, device.filter_string,
+                          str(k), str(n), str(tile)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and "in bounds" in run.stdout, run.stderr[-2000:]
 
@@ -267,6 +292,14 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert tallskinny_params(cpu, 2, 2, 1 << 20)[0]["KU"] == 2
     assert row_tile(16, 16) == (8, 16) and row_tile(4096, 24) == (8, 12)
     assert row_tile(3, 3) == (3, 3) and row_tile(4096, 17) == (8, 9)
+    # a wide C: rows shared evenly among tiles of at most 8, each row of whole vectors of
+    # 16, as many as 28 vectors of sums allow (16 at most), shared evenly among the tiles
+    assert row_tile(1, 4096) == (1, 256) and row_tile(2, 4096) == (2, 224)
+    assert row_tile(4, 4096) == (4, 112) and row_tile(12, 4096) == (6, 64)
+    assert row_tile(16, 4096) == (8, 48) and row_tile(1, 1000) == (1, 256)
+    assert row_tile(3, 40) == (3, 40)  # C's columns fit one tile
+    wide, why = tallskinny_params(cpu, 1, 4096, 1 << 14)
+    assert (wide["tile_x"], wide["GS"]) == (256, 32) and "16 vectors of 16" in why
     tall = choose(cpu, 4096, 16, 4096, sources=[])
     deep = choose(cpu, 256, 256, 8192, sources=[])  # deep K, a small C
     if compiler_kind(cpu) == "work-item-vectorising":

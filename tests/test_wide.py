@@ -12,7 +12,8 @@ import portgemm
 from portgemm.auto import choose
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import SKINNY_LIMITS, class_order, classify
-from portgemm.auto.tallskinny import ROW_ITEMS_PER_CORE, tallskinny_params
+from portgemm.auto.tallskinny import (ROW_ITEMS_PER_CORE, WIDE_ITEMS_PER_CORE, WIDE_RUN,
+                                      tallskinny_params)
 from portgemm.auto.wide import MAX_TERMS, wide_params
 from portgemm.families import get_variant
 
@@ -144,13 +145,16 @@ def test_skinny_routes_on_a_cpu(device):
     row = choose(device, 1, 4096, 4096, sources=[])
     wider = choose(device, 32, 4096, 4096, sources=[])  # skinny on a GPU, not here
     assert wider.variant != "wide" and "at most 16 rows or 16 columns" in wider.reason
-    # a wide C: tallskinny's rows as vectors, tiles of C's rows (up to 16) by 16 columns,
-    # its groups along K sharing bands of 1 MB of B's rows (64 of 4096 x 4096 floats)
+    # a wide C: tallskinny's rows as vectors, each row of a tile 16 vectors of 16 (256 of
+    # 4096 columns: 16 tiles), groups along K in runs of at most 512 steps, and at least
+    # 16 work-items a core
     assert row.variant == "tallskinny" and "shape class skinny" in row.reason
+    groups = max(ceil(device.compute_units * WIDE_ITEMS_PER_CORE / 16), 4096 // WIDE_RUN)
     assert {key: row.params[key] for key in ("ROWVEC", "BS", "tile_y", "tile_x", "GS")} == {
-        "ROWVEC": 1, "BS": 1, "tile_y": 1, "tile_x": 16, "GS": 64}
+        "ROWVEC": 1, "BS": 1, "tile_y": 1, "tile_x": 256, "GS": groups}
+    # 16 rows in two tiles of 8, each row 3 vectors (28 of sums at most): 48 columns
     sixteen = choose(device, 16, 4096, 4096, sources=[]).params
-    assert (sixteen["tile_y"], sixteen["GS"]) == (16, 8)  # partial tiles <= 1/32 of B
+    assert (sixteen["tile_y"], sixteen["tile_x"]) == (8, 48)
     # the wide kernel's own CPU parameters, where a user names it
     named = wide_params(device, 1, 4096, 4096)[0]
     assert named["BS"] <= 16 and named["KU"] == 4 and named["BY_COLUMN"] == 1

@@ -35,7 +35,16 @@ memory) and a tall C of 1-16 columns 2.6-10.7x (bench/results/2026-11-23-cpu-zen
 on PoCL 5 (the GPU machine's 16-core Xeon) 2.2-12.8x. A tile has at most CPU_TILE_ROWS
 rows (each row of a row-major A a stream the prefetchers follow: on Intel's runtime the
 lanes' form took 4096 x 1 x 4096 in 14.4 ms in tiles of 64 x 1, 3.1 ms in 8 x 1) and
-ROW_COLUMNS columns (one vector), C's columns shared evenly among the fewest vectors;
+ROW_VECTOR columns (one vector), C's columns shared evenly among the fewest vectors.
+A wide C (more columns than rows) takes rows of several vectors, as many as
+ROW_ACCUMULATORS vectors of sums allow: a work-item then reads a run of 64 bytes times
+the vectors from each row of B, where one vector read 64 bytes of rows 16 KB apart (B
+at 12-17 GB/s). On the Zen 5 tiles of 1 x 256, 2 x 224, 4 x 112 and 8 x 48 ran 1.6-2.7x
+faster than tiles of one vector a row of as many rows; 16 rows in tiles of 8 x 48 1.24x
+faster than in 16 x 16. With at most WIDE_RUN steps a work-item and WIDE_ITEMS_PER_CORE
+work-items a core they took 1 x 4096 x 4096 to 16 x 4096 x 4096 and 1 x 1024 x 16384 to
+1 x 16384 x 1024 1.2-2.5x faster than before, a vector times a matrix at 68-115% of
+numpy's (bench/results/2026-11-23-cpu-zen5-wide-rows). Otherwise
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
 Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
@@ -59,7 +68,7 @@ from __future__ import annotations
 
 from math import ceil, log2
 
-from ..families.tallskinny import row_width
+from ..families.tallskinny import MAX_ROW_VECTORS, ROW_VECTOR, row_vectors, row_width
 from ..runtime.device import Device
 from ..runtime.probe import cached_probe
 from .shapes import SKINNY_LONG
@@ -75,8 +84,9 @@ GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
-ROW_COLUMNS = 16      # ROWVEC: the most columns of a tile (OpenCL's widest vector)
-WIDE_TILE_ROWS = 16   # ROWVEC, C wider than tall: rows a tile (B read once per 16 rows)
+ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
+WIDE_ITEMS_PER_CORE = 16  # ROWVEC, rows of several vectors: work-items a core at least ...
+WIDE_RUN = 512            # ... and steps of K a work-item walks at most
 BAND_BYTES = 1 << 20  # ROWVEC: B's rows the groups running side by side share
 WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K / 32 M)
 
@@ -114,26 +124,45 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
 
 
 def row_tile(m: int, n: int) -> tuple[int, int]:
-    """ROWVEC's tile: at most CPU_TILE_ROWS rows (WIDE_TILE_ROWS where C is wider than
-    tall); C's columns shared evenly among the fewest vectors of at most ROW_COLUMNS."""
-    vectors = ceil(n / ROW_COLUMNS)
-    return min(m, WIDE_TILE_ROWS if n > m else CPU_TILE_ROWS), ceil(n / vectors)
+    """ROWVEC's tile: at most CPU_TILE_ROWS rows, each one vector of at most ROW_VECTOR
+    columns, C's columns shared evenly among the fewest such tiles; where C is wider than
+    tall, C's rows shared evenly among the fewest tiles of at most CPU_TILE_ROWS, each
+    row as many vectors of ROW_VECTOR as ROW_ACCUMULATORS allow (up to MAX_ROW_VECTORS),
+    C's vectors shared evenly among the fewest tiles."""
+    if n <= m:
+        return min(m, CPU_TILE_ROWS), ceil(n / ceil(n / ROW_VECTOR))
+    rows = ceil(m / ceil(m / CPU_TILE_ROWS))
+    most = min(MAX_ROW_VECTORS, max(1, ROW_ACCUMULATORS // rows))
+    if n <= ROW_VECTOR * most:
+        return rows, n
+    # whole vectors a tile, so that every tile's loads start on the same alignment
+    vectors = ceil(n / ROW_VECTOR)
+    return rows, ROW_VECTOR * ceil(vectors / ceil(vectors / most))
 
 
-def row_groups(known: Traits, m: int, n: int, k: int, tiles: int,
+def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int], tiles: int,
                itemsize: int = 4) -> tuple[int, str]:
-    """ROWVEC's groups a tile, and why: ROW_ITEMS_PER_CORE work-items a core over the
-    tiles, and where B is large (a wide C) enough that the groups running side by side
-    share a band of B's rows of about BAND_BYTES, no more than leave the partial tiles a
-    WORKSPACE_SHARE of B's bytes; none with fewer than MIN_TERMS steps."""
-    wanted = ceil(known.compute_units * ROW_ITEMS_PER_CORE / tiles)
-    band = min(ceil(k * n * itemsize / BAND_BYTES), k // (WORKSPACE_SHARE * m))
-    groups = max(1, min(max(wanted, band), k // MIN_TERMS))
-    why = (f"{ROW_ITEMS_PER_CORE} work-items a core over {tiles} "
-           f"tile{'s' if tiles > 1 else ''}"
-           + (f", bands of B of {BAND_BYTES >> 20} MB" if groups == band > 1 else "")
-           + f"; each work-item sums at least {MIN_TERMS} terms")
-    return groups, why
+    """ROWVEC's groups a tile, and why; none with fewer than MIN_TERMS steps.
+
+    A tile of one vector a row: ROW_ITEMS_PER_CORE work-items a core over the tiles, and
+    where B is large enough that the groups running side by side share a band of B's rows
+    of about BAND_BYTES, no more than leave the partial tiles a WORKSPACE_SHARE of B's
+    bytes. A tile of several vectors a row: WIDE_ITEMS_PER_CORE work-items a core, each
+    a run of at most WIDE_RUN steps."""
+    if tile[1] > ROW_VECTOR:
+        wanted = ceil(known.compute_units * WIDE_ITEMS_PER_CORE / tiles)
+        runs = ceil(k / WIDE_RUN)
+        groups = max(1, min(max(wanted, runs), k // MIN_TERMS))
+        why = (f"{WIDE_ITEMS_PER_CORE} work-items a core over {tiles} "
+               f"tile{'s' if tiles > 1 else ''}, runs of at most {WIDE_RUN} steps")
+    else:
+        wanted = ceil(known.compute_units * ROW_ITEMS_PER_CORE / tiles)
+        band = min(ceil(k * n * itemsize / BAND_BYTES), k // (WORKSPACE_SHARE * m))
+        groups = max(1, min(max(wanted, band), k // MIN_TERMS))
+        why = (f"{ROW_ITEMS_PER_CORE} work-items a core over {tiles} "
+               f"tile{'s' if tiles > 1 else ''}"
+               + (f", bands of B of {BAND_BYTES >> 20} MB" if groups == band > 1 else ""))
+    return groups, why + f"; each work-item sums at least {MIN_TERMS} terms"
 
 
 def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int = 1) -> int:
@@ -220,15 +249,18 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
 
 def cpu_row_params(known: Traits, m: int, n: int, k: int,
                    itemsize: int = 4) -> tuple[dict, str]:
-    """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector."""
+    """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector (or
+    several)."""
     tile = row_tile(m, n)
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
-    groups, fill = row_groups(known, m, n, k, tiles, itemsize)
+    groups, fill = row_groups(known, m, n, k, tile, tiles, itemsize)
     width = row_width(tile[1])
+    vectors = row_vectors(tile[1])
     steps = 2 if width == 2 else 1
     params = {"GS": groups, "BS": 1, "tile_y": tile[0], "tile_x": tile[1], "REDUCE": 0,
               "FUSE": 0, "KU": steps, "ROWVEC": 1}
+    row = f"{vectors} vectors of {width}" if vectors > 1 else f"a vector of {width}"
     why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, each row of "
-           f"its tile a vector of {width}), GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
+           f"its tile {row}), GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
            + (f", {steps} sums of alternate steps" if steps > 1 else ""))
     return params, why

@@ -9,7 +9,7 @@ GS partial tiles are added into C in a fixed order (FUSE 0: kernels_cl/reduce.cl
 second launch; 1: the last group of each tile, counted by an integer ticket):
 deterministic either way. ROWVEC=1 (a CPU's form, groups of one work-item) walks the
 work-item's run of K step by step with each row of its tile one vector, the width of
-tile_x rounded up to a power of two.
+tile_x rounded up to a power of two, or several vectors of 16 where tile_x is wider.
 """
 
 from __future__ import annotations
@@ -37,14 +37,25 @@ def _rows_alone(p: Params) -> bool:
     return not p["ROWVEC"] or p["BS"] == 1
 
 
-@restriction("ROWVEC=1 needs tile_x <= 16 (an OpenCL vector holds at most 16 values)")
-def _row_fits_vector(p: Params) -> bool:
-    return not p["ROWVEC"] or p["tile_x"] <= 16
+ROW_VECTOR = 16       # ROWVEC: OpenCL's widest vector
+MAX_ROW_VECTORS = 16  # ROWVEC: vectors a row of the tile at most
+
+
+@restriction(f"ROWVEC=1 needs tile_x <= {ROW_VECTOR * MAX_ROW_VECTORS} (a row of at most "
+             f"{MAX_ROW_VECTORS} vectors of {ROW_VECTOR})")
+def _row_fits_vectors(p: Params) -> bool:
+    return not p["ROWVEC"] or p["tile_x"] <= ROW_VECTOR * MAX_ROW_VECTORS
 
 
 def row_width(columns: int) -> int:
-    """ROWVEC's vector: ``columns`` rounded up to an OpenCL vector width (1, 2, 4, 8, 16)."""
-    return 1 << max(0, columns - 1).bit_length()
+    """ROWVEC's vector: ``columns`` rounded up to an OpenCL vector width (1, 2, 4, 8, 16),
+    16 where a row takes several."""
+    return min(ROW_VECTOR, 1 << max(0, columns - 1).bit_length())
+
+
+def row_vectors(columns: int) -> int:
+    """ROWVEC's vectors a row of ``columns``."""
+    return ceil(columns / row_width(columns))
 
 
 def butterfly_miscompiled(device: Device) -> bool:
@@ -60,14 +71,14 @@ class TallSkinny(Variant):
                "of K, partial tiles reduced in a second pass or by the last work-group "
                "(deterministic)")
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
-             "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16],
+             "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16, 32, 64, 128, 256],  # past 16: ROWVEC's rows
              "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4],
              "ROWVEC": [0, 1]}
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
                 "TG": 1, "KU": 1, "ROWVEC": 0}
     flags = ("REDUCE", "FUSE", "ROWVEC")
     restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE", "ROWVEC"), _butterfly_lanes,
-                    _rows_alone, _row_fits_vector)
+                    _rows_alone, _row_fits_vectors)
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)
@@ -81,6 +92,15 @@ class TallSkinny(Variant):
 
     def elements_per_item(self, params: Params) -> tuple[int, int]:
         return params["tile_y"], params["tile_x"]
+
+    def private_values(self, params: Params) -> int:
+        """ROWVEC: KU sums of the tile's rows of vectors, one vector of B's row at a time
+        (each is used as it is loaded) and the rows' values of A; else the common count."""
+        if not params["ROWVEC"]:
+            return super().private_values(params)
+        width = row_width(params["tile_x"])
+        row = width * row_vectors(params["tile_x"])
+        return params["KU"] * (params["tile_y"] * row + width) + params["tile_y"]
 
     def local_mem_bytes(self, params: Params, itemsize: int) -> int:
         """Sized for double: one check fits both types. Each of the TG blocks has its own."""
@@ -105,7 +125,7 @@ class TallSkinny(Variant):
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
                 "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"],
                 "TG": params["TG"], "KU": params["KU"], "ROWVEC": params["ROWVEC"],
-                "VN": row_width(params["tile_x"])}
+                "VN": row_width(params["tile_x"]), "RV": row_vectors(params["tile_x"])}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """The tile shrinks to M x N where C is smaller than it, GS to the groups K gives
