@@ -36,7 +36,8 @@
  * ROWVEC 1 (a CPU's form; BS = 1): the work-item walks its run of K one step at a time
  * and holds each row of its tile as RV vectors of VN values, so a step is RV vector loads
  * of B's row (a row-major B) and TM broadcasts of A times them, in KU independent sums;
- * for one column of C whose B lies along K, 16 steps a vector along K instead. Several
+ * where B's columns lie along K as A's rows do, sums of 16 steps a vector along K
+ * instead, a few columns of the tile at a time (accumulate_along_k). Several
  * vectors a row (a wide C) read RV * 64 bytes of each row of B where one read 64: CPU
  * prefetchers follow the longer runs.
  * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
@@ -379,7 +380,8 @@ inline void accumulate(REAL *acc, int k, const int k_end,
 #define LOAD_ROW(p) PG_CAT(vload, VN)(0, p)
 #define STORE_ROW(v, p) PG_CAT(vstore, VN)(v, 0, p)
 #endif
-#define KRUN 16          // steps of K a vector holds where C has one column
+#define KRUN 16          // steps of K a vector holds where B's columns lie along K
+#define KRUN_SUMS 16     // vectors of sums a work-item holds there
 #define ROW_CHUNK 1024   // steps summed in sequence before they join the run's total
 #define RUN PG_CAT(REAL, KRUN)
 inline REAL lanes_sum(const RUN v)
@@ -433,27 +435,6 @@ inline void add_chunk_rows(ROW sum[KU][TM][RV], int k, const int vector_end, con
                            __global const REAL *restrict B, const int ldb, const int n0,
                            const int *cols)
 {
-#if VN == 1 && !A_COLMAJOR
-    /* One column of C: where B's column lies along K (column-major, or a row-major B of
-     * one column) as A's rows do, KRUN steps at a time as vectors along K, their lanes
-     * added in a fixed order at the end. */
-    if (B_COLMAJOR || ldb == 1) {
-        __global const REAL *column = B + (B_COLMAJOR ? cols[0] * ldb : cols[0]);
-        RUN runs[TM];
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            runs[y] = 0;
-        for (; k + KRUN <= k_end; k += KRUN) {
-            const RUN b = PG_CAT(vload, KRUN)(0, column + k);
-            #pragma unroll
-            for (int y = 0; y < TM; ++y)
-                runs[y] = MAD(PG_CAT(vload, KRUN)(0, A + rows[y] * lda + k), b, runs[y]);
-        }
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            sum[0][y][0] = lanes_sum(runs[y]);
-    }
-#endif
     for (; k + KU <= vector_end; k += KU) {
         ROW b[KU][RV];
         #pragma unroll
@@ -480,6 +461,83 @@ inline void add_chunk_rows(ROW sum[KU][TM][RV], int k, const int vector_end, con
     }
 }
 
+#if !A_COLMAJOR
+/* A block of the tile where B's columns lie along K: KRUN_SUMS vectors of sums, at least 4
+ * columns (a square block loads the fewest vectors a product), all of them for narrow C */
+#define XB_WANT (KRUN_SUMS / TM > 4 ? KRUN_SUMS / TM : 4)
+#define XB (XB_WANT < TN ? XB_WANT : TN)
+#define YB_WANT (KRUN_SUMS / XB)
+#define YB (YB_WANT < TM ? YB_WANT : TM)
+
+/* acc += A(y, k) B(k, x) over k_begin <= k < k_end where B's columns lie along K as A's
+ * rows do (a column-major B, or a row-major B of one column): a block of YB x XB of the
+ * tile at a time, each sum a vector of KRUN steps along K (YB + XB streams; A's rows and
+ * B's columns are read again for each block, from the cache), in chunks of ROW_CHUNK
+ * steps whose lanes are added in a fixed order, the steps past the chunk's last whole
+ * vector value by value. Rows and columns past the tile read its last one and are not
+ * stored. */
+inline void accumulate_along_k(REAL *acc, const int k_begin, const int k_end,
+                               __global const REAL *restrict A, const int lda,
+                               const int *rows,
+                               __global const REAL *restrict B, const int ldb,
+                               const int *cols)
+{
+    for (int y0 = 0; y0 < TM; y0 += YB)
+    for (int x0 = 0; x0 < TN; x0 += XB) {
+        __global const REAL *row[YB], *column[XB];
+        #pragma unroll
+        for (int y = 0; y < YB; ++y)
+            row[y] = A + rows[min(y0 + y, TM - 1)] * lda;
+        #pragma unroll
+        for (int x = 0; x < XB; ++x) {
+            const int j = cols[min(x0 + x, TN - 1)];
+            column[x] = B + (B_COLMAJOR ? j * ldb : j);
+        }
+        for (int k = k_begin; k < k_end; k += ROW_CHUNK) {
+            const int end = min(k_end, k + ROW_CHUNK);
+            RUN runs[YB][XB];
+            #pragma unroll
+            for (int y = 0; y < YB; ++y)
+                #pragma unroll
+                for (int x = 0; x < XB; ++x)
+                    runs[y][x] = 0;
+            int s = k;
+            for (; s + KRUN <= end; s += KRUN) {
+                RUN a[YB];
+                #pragma unroll
+                for (int y = 0; y < YB; ++y)
+                    a[y] = PG_CAT(vload, KRUN)(0, row[y] + s);
+                #pragma unroll
+                for (int x = 0; x < XB; ++x) {
+                    const RUN b = PG_CAT(vload, KRUN)(0, column[x] + s);
+                    #pragma unroll
+                    for (int y = 0; y < YB; ++y)
+                        runs[y][x] = MAD(a[y], b, runs[y][x]);
+                }
+            }
+            REAL part[YB][XB];
+            #pragma unroll
+            for (int y = 0; y < YB; ++y)
+                #pragma unroll
+                for (int x = 0; x < XB; ++x)
+                    part[y][x] = lanes_sum(runs[y][x]);
+            for (; s < end; ++s)
+                #pragma unroll
+                for (int y = 0; y < YB; ++y)
+                    #pragma unroll
+                    for (int x = 0; x < XB; ++x)
+                        part[y][x] = MAD(row[y][s], column[x][s], part[y][x]);
+            #pragma unroll
+            for (int y = 0; y < YB; ++y)
+                #pragma unroll
+                for (int x = 0; x < XB; ++x)
+                    if (y0 + y < TM && x0 + x < TN)
+                        acc[(y0 + y) * TN + x0 + x] += part[y][x];
+        }
+    }
+}
+#endif
+
 /* acc = A(y, k) B(k, x) summed over k_begin <= k < k_end: chunks of ROW_CHUNK steps, each
  * summed on its own (add_chunk_rows, its KU sums then added in order) and then added to
  * the run's total, so no sum in sequence is longer than ROW_CHUNK or the run's count of
@@ -491,6 +549,12 @@ inline void accumulate_rows(REAL *acc, const int k_begin, const int vector_end,
                             __global const REAL *restrict B, const int ldb, const int n0,
                             const int *cols)
 {
+#if !A_COLMAJOR
+    if (B_COLMAJOR || (TN == 1 && ldb == 1)) {
+        accumulate_along_k(acc, k_begin, k_end, A, lda, rows, B, ldb, cols);
+        return;
+    }
+#endif
     ROW total[TM][RV];
     #pragma unroll
     for (int y = 0; y < TM; ++y)

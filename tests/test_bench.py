@@ -41,6 +41,35 @@ def test_json_and_csv_records(any_device, tmp_path, capsys):
     assert all(r["reference"] == reference for r in records)
 
 
+def test_layout_makes_column_major_operands(any_device, tmp_path, monkeypatch, capsys):
+    """--layout CF hands the variant a row-major A and a column-major B (A @ W.T), checks
+    the result against float64 and records the layout; a vector operand (1 x K) is both
+    orders in memory and is recorded as row-major."""
+    import portgemm.bench.runner as runner
+
+    seen = []
+    real_gemm = runner.gemm
+
+    def watching(a, b, **kwargs):
+        seen.append((a.flags.c_contiguous, b.flags.f_contiguous and not b.flags.c_contiguous))
+        return real_gemm(a, b, **kwargs)
+
+    monkeypatch.setattr(runner, "gemm", watching)
+    out = tmp_path / "r.json"
+    assert main(["--device", any_device.filter_string, "--variant", "tallskinny",
+                 "--sizes", "3x40x300,1x20x64", "--layout", "CF", "--reps", "1",
+                 "--no-progress", "--no-clblast", "--json", str(out)]) == 0
+    records = json.loads(out.read_text())
+    assert [r["layout"] for r in records] == ["CF", "CF"]
+    assert all(r["status"] == "ok" and r["relerr"] < 1e-5 for r in records)
+    assert seen and all(a_rows and b_columns for a_rows, b_columns in seen)
+    assert "3x40x300 CF" in capsys.readouterr().out
+    assert main(["--device", any_device.filter_string, "--variant", "naive", "--sizes",
+                 "1x20x64", "--layout", "FF", "--reps", "1", "--no-progress", "--no-clblast",
+                 "--json", str(out)]) == 0
+    assert json.loads(out.read_text())[0]["layout"] == "CF"  # a 1 x K A is both orders
+
+
 def test_parse_sizes():
     assert parse_sizes("256, 512") == [(256,) * 3, (512,) * 3]
     assert parse_sizes("10x20x30") == [(10, 20, 30)]

@@ -86,7 +86,7 @@ def test_tallskinny_any_shape_and_layout(device, params, order):
 
 
 WIDE_AWKWARD = [(1, 300, 1000), (3, 70, 2049), (2, 17, 31), (5, 257, 100), (1, 33, 1),
-                (4, 40, 3001)]
+                (4, 40, 3001), (17, 40, 999)]
 
 
 @pytest.mark.parametrize("params, order", [
@@ -99,6 +99,9 @@ WIDE_AWKWARD = [(1, 300, 1000), (3, 70, 2049), (2, 17, 31), (5, 257, 100), (1, 3
     ({"GS": 4, "BS": 1, "tile_y": 1, "tile_x": 48, "ROWVEC": 1}, "CF"),
     ({"GS": 7, "BS": 1, "tile_y": 3, "tile_x": 17, "ROWVEC": 1, "KU": 4}, "FF"),
     ({"GS": 9, "BS": 1, "tile_y": 1, "tile_x": 256, "ROWVEC": 1, "FUSE": 1}, "CC"),
+    # B along K (CF): blocks of 4 x 4 of a 16 x 16 tile, rows and columns past the tile
+    ({"GS": 3, "BS": 1, "tile_y": 16, "tile_x": 16, "ROWVEC": 1}, "CF"),
+    ({"GS": 2, "BS": 1, "tile_y": 6, "tile_x": 7, "ROWVEC": 1}, "CF"),
 ])
 def test_rows_of_several_vectors(device, params, order):
     for m, n, k in WIDE_AWKWARD + AWKWARD[:4]:
@@ -292,11 +295,12 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert tallskinny_params(cpu, 2, 2, 1 << 20)[0]["KU"] == 2
     assert row_tile(16, 16) == (8, 16) and row_tile(4096, 24) == (8, 12)
     assert row_tile(3, 3) == (3, 3) and row_tile(4096, 17) == (8, 9)
-    # a wide C: rows shared evenly among tiles of at most 8, each row of whole vectors of
+    # a wide C: rows shared evenly among tiles of at most 16, each row of whole vectors of
     # 16, as many as 28 vectors of sums allow (16 at most), shared evenly among the tiles
     assert row_tile(1, 4096) == (1, 256) and row_tile(2, 4096) == (2, 224)
-    assert row_tile(4, 4096) == (4, 112) and row_tile(12, 4096) == (6, 64)
-    assert row_tile(16, 4096) == (8, 48) and row_tile(1, 1000) == (1, 256)
+    assert row_tile(4, 4096) == (4, 112) and row_tile(12, 4096) == (12, 32)
+    assert row_tile(16, 4096) == (16, 16) and row_tile(1, 1000) == (1, 256)
+    assert row_tile(20, 4096) == (10, 32)
     assert row_tile(3, 40) == (3, 40)  # C's columns fit one tile
     wide, why = tallskinny_params(cpu, 1, 4096, 1 << 14)
     assert (wide["tile_x"], wide["GS"]) == (256, 32) and "16 vectors of 16" in why

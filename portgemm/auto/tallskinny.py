@@ -36,15 +36,16 @@ on PoCL 5 (the GPU machine's 16-core Xeon) 2.2-12.8x. A tile has at most CPU_TIL
 rows (each row of a row-major A a stream the prefetchers follow: on Intel's runtime the
 lanes' form took 4096 x 1 x 4096 in 14.4 ms in tiles of 64 x 1, 3.1 ms in 8 x 1) and
 ROW_VECTOR columns (one vector), C's columns shared evenly among the fewest vectors.
-A wide C (more columns than rows) takes rows of several vectors, as many as
-ROW_ACCUMULATORS vectors of sums allow: a work-item then reads a run of 64 bytes times
-the vectors from each row of B, where one vector read 64 bytes of rows 16 KB apart (B
-at 12-17 GB/s). On the Zen 5 tiles of 1 x 256, 2 x 224, 4 x 112 and 8 x 48 ran 1.6-2.7x
-faster than tiles of one vector a row of as many rows; 16 rows in tiles of 8 x 48 1.24x
-faster than in 16 x 16. With at most WIDE_RUN steps a work-item and WIDE_ITEMS_PER_CORE
-work-items a core they took 1 x 4096 x 4096 to 16 x 4096 x 4096 and 1 x 1024 x 16384 to
-1 x 16384 x 1024 1.2-2.5x faster than before, a vector times a matrix at 68-115% of
-numpy's (bench/results/2026-11-23-cpu-zen5-wide-rows). Otherwise
+A wide C (more columns than rows) takes tiles of up to WIDE_TILE_ROWS rows, each row
+of several vectors, as many as ROW_ACCUMULATORS vectors of sums allow: a work-item then
+reads a run of 64 bytes times the vectors from each row of B, where one vector read 64
+bytes of rows 16 KB apart (B at 12-17 GB/s). On the Zen 5 tiles of 1 x 256, 2 x 224,
+4 x 112 and 8 x 48 ran 1.6-2.7x faster than tiles of one vector a row of as many rows,
+with at most WIDE_RUN steps a work-item and WIDE_ITEMS_PER_CORE work-items a core. The
+model is blind to the layout, and 16 rows stay one tile: a row-major B ran 16 x 4096 x
+4096 1.17-1.24x faster in two tiles of 8 x 48, but a column-major one (read along K, so
+read again for each tile of rows) 1.30x slower (bench/results/2026-11-23-cpu-zen5-
+wide-rows). Otherwise
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
 Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
@@ -84,6 +85,7 @@ GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
+WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
 WIDE_ITEMS_PER_CORE = 16  # ROWVEC, rows of several vectors: work-items a core at least ...
 WIDE_RUN = 512            # ... and steps of K a work-item walks at most
@@ -126,12 +128,13 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
 def row_tile(m: int, n: int) -> tuple[int, int]:
     """ROWVEC's tile: at most CPU_TILE_ROWS rows, each one vector of at most ROW_VECTOR
     columns, C's columns shared evenly among the fewest such tiles; where C is wider than
-    tall, C's rows shared evenly among the fewest tiles of at most CPU_TILE_ROWS, each
-    row as many vectors of ROW_VECTOR as ROW_ACCUMULATORS allow (up to MAX_ROW_VECTORS),
-    C's vectors shared evenly among the fewest tiles."""
+    tall, C's rows shared evenly among the fewest tiles of at most WIDE_TILE_ROWS (B,
+    the large operand, read once per tile of rows), each row as many vectors of
+    ROW_VECTOR as ROW_ACCUMULATORS allow (up to MAX_ROW_VECTORS), C's vectors shared
+    evenly among the fewest tiles."""
     if n <= m:
         return min(m, CPU_TILE_ROWS), ceil(n / ceil(n / ROW_VECTOR))
-    rows = ceil(m / ceil(m / CPU_TILE_ROWS))
+    rows = ceil(m / ceil(m / WIDE_TILE_ROWS))
     most = min(MAX_ROW_VECTORS, max(1, ROW_ACCUMULATORS // rows))
     if n <= ROW_VECTOR * most:
         return rows, n

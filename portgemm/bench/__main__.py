@@ -45,6 +45,9 @@ def build_parser() -> Parser:
                    help="JSON object of parameters applied where a variant has them")
     p.add_argument("--sizes", default="256,512", help="N[,N] square or MxNxK (default 256,512)")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    p.add_argument("--layout", default="CC", choices=["CC", "CF", "FC", "FF"],
+                   help="A's and B's order, C row-major or F column-major (default CC; "
+                        "CF: A @ W.T with W stored row-major)")
     p.add_argument("--reps", type=int, default=5, help="timed runs per case (median)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first")
     p.add_argument("--seed", type=int, default=0)
@@ -134,6 +137,8 @@ def run(args) -> list[BenchRecord]:
     for m, n, k in shapes:
         a = rng.standard_normal((m, k)).astype(dtype)
         b = rng.standard_normal((k, n)).astype(dtype)
+        a = np.asfortranarray(a) if args.layout[0] == "F" else a
+        b = np.asfortranarray(b) if args.layout[1] == "F" else b
         reference64 = a.astype(np.float64) @ b.astype(np.float64)
         references = [time_numpy(a, b, args.reps, args.warmup)]
         if any(t.device.type == "gpu" for t in targets):
@@ -184,7 +189,7 @@ def table(records: list[BenchRecord]) -> str:
         ("variant", lambda r: r.variant),
         ("source", lambda r: r.source),
         ("params", lambda r: _params_text(r.params)),
-        ("MxNxK", lambda r: f"{r.m}x{r.n}x{r.k}"),
+        ("MxNxK", lambda r: f"{r.m}x{r.n}x{r.k}" + (f" {r.layout}" if r.layout != "CC" else "")),
         ("kernel ms", lambda r: fmt(r.kernel_ms, ".3f")),
         ("wall ms", lambda r: fmt(r.wall_ms, ".3f")),
         ("GFLOPS", lambda r: fmt(r.gflops, ".1f")),

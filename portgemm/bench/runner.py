@@ -16,7 +16,7 @@ from .targets import Target
 from ..verify import relative_error, tolerance
 
 RECORD_FIELDS = ("device", "filter_string", "variant", "source", "params", "dtype", "m", "n", "k",
-                 "kernel_ms", "wall_ms", "gflops", "reference", "ref_ms", "ref_gflops",
+                 "layout", "kernel_ms", "wall_ms", "gflops", "reference", "ref_ms", "ref_gflops",
                  "pct_of_ref", "relerr", "clblast_ms", "pct_of_clblast", "status")
 
 
@@ -32,6 +32,7 @@ class BenchRecord:
     m: int
     n: int
     k: int
+    layout: str = "CC"               # A's and B's order: C row-major, F column-major
     kernel_ms: float | None = None   # median kernel time from OpenCL events
     wall_ms: float | None = None     # median end-to-end time, transfers included
     gflops: float | None = None      # from kernel_ms
@@ -48,6 +49,12 @@ class BenchRecord:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def order(x: np.ndarray) -> str:
+    """"F" for a column-major array that is not also row-major (a vector is both), else
+    "C"."""
+    return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
 
 
 def parse_sizes(text: str) -> list[tuple[int, int, int]]:
@@ -102,7 +109,7 @@ def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
     m, k = a.shape
     n = b.shape[1]
     record = BenchRecord(target.device.name, target.label, variant, dict(params or {}),
-                         str(a.dtype), m, n, k)
+                         str(a.dtype), m, n, k, order(a) + order(b))
 
     def call(poison=None):
         return gemm(a, b, device=target.device, variant=variant, params=params,
