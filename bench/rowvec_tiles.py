@@ -67,7 +67,8 @@ def main():
               f"{gbs:5.1f} GB/s", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"size": size, "layout": args.layout, "model": model, "groups": groups, "rounds": args.rounds,
+            json.dump({"size": size, "layout": args.layout, "model": model, "groups": groups,
+                       "rounds": args.rounds,
                        "tiles": [{"tile": t, "params": c, "times_ms": x}
                                  for t, c, x in zip(tiles, candidates, times)]}, f, indent=1)
 

@@ -37,7 +37,7 @@
  * and holds each row of its tile as RV vectors of VN values, so a step is RV vector loads
  * of B's row (a row-major B) and TM broadcasts of A times them, in KU independent sums;
  * where B's columns lie along K as A's rows do, sums of 16 steps a vector along K
- * instead, a few columns of the tile at a time (accumulate_along_k). Several
+ * instead, a block of up to 4 x 4 of the tile at a time (accumulate_along_k). Several
  * vectors a row (a wide C) read RV * 64 bytes of each row of B where one read 64: CPU
  * prefetchers follow the longer runs.
  * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
@@ -426,8 +426,8 @@ inline void load_row(ROW *b, __global const REAL *restrict B, const int ldb, con
 }
 
 /* sum[u][y] += A(y, k) B(k, x) over k < k_end one step at a time, each row y of the tile
- * one vector, in KU sums of every KU-th step (independent chains of additions). Steps
- * below vector_end load the tile's row of B as one vector of VN values, lanes past TN
+ * RV vectors, in KU sums of every KU-th step (independent chains of additions). Steps
+ * below vector_end load the tile's row of B as RV vectors of VN values, lanes past TN
  * included (read from the rest of the row or the start of the next, never stored); the
  * others value by value. */
 inline void add_chunk_rows(ROW sum[KU][TM][RV], int k, const int vector_end, const int k_end,

@@ -143,7 +143,7 @@ def row_tile(m: int, n: int) -> tuple[int, int]:
     return rows, ROW_VECTOR * ceil(vectors / ceil(vectors / most))
 
 
-def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int], tiles: int,
+def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
                itemsize: int = 4) -> tuple[int, str]:
     """ROWVEC's groups a tile, and why; none with fewer than MIN_TERMS steps.
 
@@ -152,6 +152,7 @@ def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int], til
     of about BAND_BYTES, no more than leave the partial tiles a WORKSPACE_SHARE of B's
     bytes. A tile of several vectors a row: WIDE_ITEMS_PER_CORE work-items a core, each
     a run of at most WIDE_RUN steps."""
+    tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     if tile[1] > ROW_VECTOR:
         wanted = ceil(known.compute_units * WIDE_ITEMS_PER_CORE / tiles)
         runs = ceil(k / WIDE_RUN)
@@ -255,8 +256,7 @@ def cpu_row_params(known: Traits, m: int, n: int, k: int,
     """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector (or
     several)."""
     tile = row_tile(m, n)
-    tiles = ceil(m / tile[0]) * ceil(n / tile[1])
-    groups, fill = row_groups(known, m, n, k, tile, tiles, itemsize)
+    groups, fill = row_groups(known, m, n, k, tile, itemsize)
     width = row_width(tile[1])
     vectors = row_vectors(tile[1])
     steps = 2 if width == 2 else 1

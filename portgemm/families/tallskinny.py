@@ -70,8 +70,9 @@ class TallSkinny(Variant):
     summary = ("small M x N, deep K: a whole tile of C per work-item over a coalesced slice "
                "of K, partial tiles reduced in a second pass or by the last work-group "
                "(deterministic)")
+    # tile_x past 16: ROWVEC's rows of several vectors
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
-             "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16, 32, 64, 128, 256],  # past 16: ROWVEC's rows
+             "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16, 32, 64, 128, 256],
              "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4],
              "ROWVEC": [0, 1]}
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
