@@ -132,6 +132,28 @@ def test_reference_is_timed_turn_about(monkeypatch):
     assert "".join(log) == "ooo" "rrr" "ooo" "rrr" "oooo" "rrrr"
 
 
+def test_turn_about_keeps_no_run_s_output(monkeypatch):
+    """Runs keep their times but not their C: a kept C makes every later call fault in
+    fresh pages (4096x4096x64 read 5x slower on Intel's CPU runtime) while numpy's dropped
+    output is reused, which is not a fair race."""
+    import weakref
+
+    from portgemm.bench import runner
+    from portgemm.result import GemmResult
+
+    monkeypatch.setattr(runner, "SETTLE_S", 0)
+    outputs = []
+
+    def ours():
+        c = np.zeros(4)
+        outputs.append(weakref.ref(c))
+        return GemmResult(c, None, "naive", {}, kernel_ms=1.0, wall_ms=2.0)
+
+    runs, _ = runner.turn_about(ours, lambda: 1.0, 5)
+    assert [r.wall_ms for r in runs] == [2.0] * 5 and all(r.c is None for r in runs)
+    assert len(outputs) == 5 + runner.TURNS and all(ref() is None for ref in outputs)
+
+
 def test_cpu_rows_carry_their_own_numpy_time(any_device, tmp_path, monkeypatch):
     """On a CPU each row's ref_ms is the median of the numpy calls timed beside it. The
     calls are stood in for by ones whose times count up (1, 2, 3 ... ms), so a later row's
