@@ -11,7 +11,7 @@ import numpy as np
 from .backends import DEFAULT_BACKEND, Backend, Resolved, get_backend
 from .errors import ParameterError
 from .operands import (check_device_memory, check_operands, check_out, is_device_array,
-                       is_empty_product)
+                       is_empty_product, layout_of)
 from .result import GemmResult
 
 EMPTY_PRODUCT_REASON = "no kernel ran: M, N or K is 0 (C is empty or all zeros, as in numpy)"
@@ -56,7 +56,7 @@ def gemm(a, b, *, device: Any = None, variant: str = "auto",
         # parameters are checked exactly as for any other call.
         resolved = chosen.resolve(target, variant, params, (1, 1, 1), a.dtype)
         return _empty_product(chosen, resolved, shape, a, b, out, start)
-    resolved = chosen.resolve(target, variant, params, shape, a.dtype)
+    resolved = chosen.resolve(target, variant, params, shape, a.dtype, layout_of(a, b))
     return chosen.run(resolved, a, b, poison=poison, out=out)
 
 

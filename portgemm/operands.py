@@ -113,6 +113,17 @@ def _mib(nbytes: int) -> str:
     return f"{nbytes / 2**20:,.1f} MiB ({nbytes:,} bytes)"
 
 
+def order(x) -> str:
+    """"F" for a column-major array that is not also row-major (a single row or column is
+    both, and is read as row-major), else "C": how :func:`as_operand` reads ``x``."""
+    return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+
+
+def layout_of(a, b) -> str:
+    """A's order and B's: "CC", "CF", "FC" or "FF"."""
+    return order(a) + order(b)
+
+
 def as_operand(x) -> Operand:
     """Describe ``x`` for a kernel; copy only a view that is neither C- nor F-contiguous
     (a device array that is neither is refused: copying it is the caller's choice)."""

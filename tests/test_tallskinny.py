@@ -279,6 +279,21 @@ def test_auto_rows_as_vectors_in_float64(device):
             assert_close(result.c, a, b)
 
 
+@pytest.mark.parametrize("order, tile", [("CC", (8, 48)), ("FC", (8, 48)),
+                                         ("CF", (16, 16)), ("FF", (16, 16))])
+def test_auto_weighs_the_layout(device, order, tile):
+    """gemm hands the operands' layout to the model: a wide C of 16 rows on a CPU runtime
+    that vectorises across work-items takes tiles of 8 rows where B is read along its rows
+    and one tile of 16 where it is read along K or gathered; the result is checked."""
+    if compiler_kind(device) != "work-item-vectorising":
+        pytest.skip("ROWVEC's wide tiles are Intel's CPU runtime's route")
+    a, b = operands(16, 1000, 600, order=order)
+    result = portgemm.gemm(a, b, device=device, poison=np.nan)
+    assert result.variant == "tallskinny"
+    assert (result.params["tile_y"], result.params["tile_x"]) == tile
+    assert_close(result.c, a, b)
+
+
 @pytest.mark.parametrize("platform", ["Intel(R) OpenCL", "Portable Computing Language"])
 def test_rows_as_vectors_on_a_cpu(platform):
     """Every CPU: groups of one work-item, tiles of at most 8 rows and 16 columns (C's
@@ -295,12 +310,16 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert tallskinny_params(cpu, 2, 2, 1 << 20)[0]["KU"] == 2
     assert row_tile(16, 16) == (8, 16) and row_tile(4096, 24) == (8, 12)
     assert row_tile(3, 3) == (3, 3) and row_tile(4096, 17) == (8, 9)
-    # a wide C: rows shared evenly among tiles of at most 16, each row of whole vectors of
-    # 16, as many as 28 vectors of sums allow (16 at most), shared evenly among the tiles
+    # a wide C: rows shared evenly among tiles of at most 9 (B read along its rows) or 16
+    # (along K, or gathered), each row of whole vectors of 16, as many as 28 vectors of
+    # sums allow (16 at most; one where B is gathered), shared evenly among the tiles
     assert row_tile(1, 4096) == (1, 256) and row_tile(2, 4096) == (2, 224)
-    assert row_tile(4, 4096) == (4, 112) and row_tile(12, 4096) == (12, 32)
-    assert row_tile(16, 4096) == (16, 16) and row_tile(1, 1000) == (1, 256)
-    assert row_tile(20, 4096) == (10, 32)
+    assert row_tile(4, 4096) == (4, 112) and row_tile(9, 4096) == (9, 48)
+    assert row_tile(10, 4096) == (5, 80) and row_tile(16, 4096) == (8, 48)
+    assert row_tile(16, 4096, "FC") == (8, 48) and row_tile(1, 1000) == (1, 256)
+    assert row_tile(12, 4096, "CF") == (12, 32) and row_tile(16, 4096, "CF") == (16, 16)
+    assert row_tile(20, 4096, "CF") == (10, 32) and row_tile(4, 4096, "CF") == (4, 112)
+    assert row_tile(4, 4096, "FF") == (4, 16) and row_tile(16, 4096, "FF") == (16, 16)
     assert row_tile(3, 40) == (3, 40)  # C's columns fit one tile
     wide, why = tallskinny_params(cpu, 1, 4096, 1 << 14)
     assert (wide["tile_x"], wide["GS"]) == (256, 32) and "16 vectors of 16" in why

@@ -38,39 +38,42 @@ _memo: dict = cache_dict("portgemm.auto.choice._memo")
 
 
 def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
-           sources: Sequence[tuple[str, str | Path]] | None = None) -> Choice:
+           sources: Sequence[tuple[str, str | Path]] | None = None,
+           layout: str = "CC") -> Choice:
     """The variant and parameters for this device and shape, with the reason.
 
     ``sources`` replaces the databases consulted: (label, path) pairs, first wins.
+    ``layout``: A's order and B's ("CC", "CF", "FC", "FF"); the models weigh it where it
+    changes what is fastest, the databases do not.
     """
     sources = (default_sources() if sources is None
                else [(label, Path(path)) for label, path in sources])
     stamps = tuple((label, path, file_stamp(path)) for label, path in sources)
     # the handle is not part of a Device's equality; its compute capability picks entries
-    key = (device, device.compute_capability, m, n, k, itemsize, stamps)
+    key = (device, device.compute_capability, m, n, k, itemsize, stamps, layout)
     choice = _memo.get(key)
     if choice is None:
         if len(_memo) > MEMO_LIMIT:
             _memo.clear()
-        choice = _memo[key] = _choose(device, m, n, k, itemsize, sources)
+        choice = _memo[key] = _choose(device, m, n, k, itemsize, sources, layout)
     return choice
 
 
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
-            sources: Sequence[tuple[str, Path]]) -> Choice:
+            sources: Sequence[tuple[str, Path]], layout: str) -> Choice:
     own, why = device_class(device, m, n, k)
     context = f"shape class {own} ({why})"
     # a GPU splits a deep K across groups (KSPLIT, with the tile that fits C: the class's
     # own entry where it does); a CPU's few cores are kept busy by the tiles of C, so the
     # size classes serve it
     if own == "deep-k" and compiler_kind(device) == "gpu":
-        return _fitting_tile(device, m, n, k, itemsize, sources, context)
+        return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
     found, notes = lookup(device, m, n, k, itemsize, sources,
                           classes=class_order(m, n, k, own))
     if found is not None:
         return _fit_to_shape(device, m, n, k, itemsize, found.entry.variant, found.params,
                              f"{context}; {found.reason}", found.entry.source)
-    variant, params, reason = default_choice(device, m, n, k, itemsize)
+    variant, params, reason = default_choice(device, m, n, k, itemsize, layout)
     if notes:
         reason += "; passed over: " + "; ".join(notes)
     return _fit_to_shape(device, m, n, k, itemsize, variant, params, reason, "model")
@@ -102,7 +105,8 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
 
 
 def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
-                  sources: Sequence[tuple[str, Path]], context: str) -> Choice:
+                  sources: Sequence[tuple[str, Path]], context: str,
+                  layout: str) -> Choice:
     """The tile that fits C best among the entries of the deep-K class and of the size
     classes (of the families that split K) and xgemm's presets, split along K by the
     model unless the entry says how (a deep-K entry's KSPLIT > 1)."""
@@ -118,7 +122,7 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
             tiles.append((xgemm.name, xgemm.resolve(preset), f"xgemm's {name} preset",
                           "model"))
     if not tiles:
-        variant, params, reason = default_choice(device, m, n, k, itemsize)
+        variant, params, reason = default_choice(device, m, n, k, itemsize, layout)
         return Choice(variant, params, reason, "model")
     variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n)]
     rows, cols, _ = get_variant(variant).block(params)

@@ -14,16 +14,17 @@ from .tallskinny import tallskinny_params
 from .wide import wide_params
 
 
-def default_choice(device: Device, m: int, n: int, k: int,
-                   itemsize: int) -> tuple[str, dict[str, Any], str]:
-    """(variant, checked parameters, reason) from the device's properties alone."""
+def default_choice(device: Device, m: int, n: int, k: int, itemsize: int,
+                   layout: str = "CC") -> tuple[str, dict[str, Any], str]:
+    """(variant, checked parameters, reason) from the device's properties alone (and the
+    operands' layout, which the bandwidth models weigh)."""
     own, why = device_class(device, m, n, k)
     if own in OWN_KERNEL_CLASSES:
         # a wide C's work-items run along N over rows of B, a tall one's along K; on a
         # CPU a work-item walks K with each row of its tile one vector either way
         wide = own == "skinny" and m <= n and device.type != "cpu"
         variant = "wide" if wide else "tallskinny"
-        params, reason = BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)
+        params, reason = BANDWIDTH_MODELS[variant](device, m, n, k, itemsize, layout)
         return variant, get_variant(variant).check(params, device, itemsize), (
             f"shape class {own} ({why}); {variant}, {reason}")
     for variant, params, reason in ordinary_candidates(device, itemsize):
@@ -87,17 +88,18 @@ def panel_params(device: Device, itemsize: int = 4) -> dict[str, Any]:
             "wg_x": lanes, "MB": 32 * rows}
 
 
-# (parameters, why) of the kernels bound by memory, from the device and the shape
+# (parameters, why) of the kernels bound by memory, from the device, the shape and the
+# layout: (device, m, n, k, itemsize, layout) -> (params, why)
 BANDWIDTH_MODELS = {"tallskinny": tallskinny_params, "wide": wide_params}
 
 
 def named_defaults(variant: str, device: Device, m: int, n: int, k: int,
-                   itemsize: int) -> dict[str, Any] | None:
+                   itemsize: int, layout: str = "CC") -> dict[str, Any] | None:
     """Parameters for a variant named without any, where a model chooses them for the
     device and shape (tallskinny, wide: bandwidth models; phvm, basicmm: the paper's
     time-cost model); None where the variant's own defaults apply."""
     if variant in BANDWIDTH_MODELS:
-        return BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)[0]
+        return BANDWIDTH_MODELS[variant](device, m, n, k, itemsize, layout)[0]
     if variant in ("phvm", "basicmm"):
         from .phvm import constants_for, optimum
 

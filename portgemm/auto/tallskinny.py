@@ -36,16 +36,19 @@ on PoCL 5 (the GPU machine's 16-core Xeon) 2.2-12.8x. A tile has at most CPU_TIL
 rows (each row of a row-major A a stream the prefetchers follow: on Intel's runtime the
 lanes' form took 4096 x 1 x 4096 in 14.4 ms in tiles of 64 x 1, 3.1 ms in 8 x 1) and
 ROW_VECTOR columns (one vector), C's columns shared evenly among the fewest vectors.
-A wide C (more columns than rows) takes tiles of up to WIDE_TILE_ROWS rows, each row
-of several vectors, as many as ROW_ACCUMULATORS vectors of sums allow: a work-item then
-reads a run of 64 bytes times the vectors from each row of B, where one vector read 64
-bytes of rows 16 KB apart (B at 12-17 GB/s). On the Zen 5 tiles of 1 x 256, 2 x 224,
-4 x 112 and 8 x 48 ran 1.6-2.7x faster than tiles of one vector a row of as many rows,
-with at most WIDE_RUN steps a work-item and WIDE_ITEMS_PER_CORE work-items a core. The
-model is blind to the layout, and 16 rows stay one tile: a row-major B ran 16 x 4096 x
-4096 1.17-1.24x faster in two tiles of 8 x 48, but a column-major one (read along K, so
-read again for each tile of rows) 1.30x slower (bench/results/2026-11-23-cpu-zen5-
-wide-rows). Otherwise
+A wide C (more columns than rows) takes tiles of several vectors a row, as many as
+ROW_ACCUMULATORS vectors of sums allow: a work-item then reads a run of 64 bytes times
+the vectors from each row of B, where one vector read 64 bytes of rows 16 KB apart (B at
+12-17 GB/s). On the Zen 5 tiles of 1 x 256, 2 x 224, 4 x 112 and 8 x 48 ran 1.6-2.7x
+faster than tiles of one vector a row of as many rows, with at most WIDE_RUN steps a
+work-item and WIDE_ITEMS_PER_CORE work-items a core (bench/results/2026-11-23-cpu-zen5-
+wide-rows). How many rows a tile takes depends on how B is read (WIDE_READS, by the
+operands' layout; bench/results/2026-11-23-cpu-zen5-layout): along B's rows (B
+row-major) at most 9, each row then 3 vectors or more (10-16 rows of 4096^2 ran 1.4-1.6x
+faster in two tiles than in one of 1-2 vectors a row); along K (B column-major, A
+row-major) up to 16, B then read again for each tile of rows (16 rows as two tiles of
+8 x 48 ran 1.30x slower); gathered value by value (both column-major) one vector a row
+(4 x 112 and 8 x 48 ran 3.5-4.2x slower than one vector). Otherwise
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
 Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
@@ -85,8 +88,15 @@ GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
-WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
+# ROWVEC, C wider than tall: how B is read (wide_reads) -> (rows a tile at most, why)
+WIDE_READS = {
+    "rows": (ROW_ACCUMULATORS // 3, "B read along its rows: at most 9 rows a tile, so "
+             "that each row reads 3 vectors or more of each row of B"),
+    "along K": (16, "B read along K in blocks of sums: up to 16 rows a tile"),
+    "gathered": (16, "A and B column-major, B's rows gathered value by value: one vector "
+                 "a row, up to 16 rows a tile"),
+}
 WIDE_ITEMS_PER_CORE = 16  # ROWVEC, rows of several vectors: work-items a core at least ...
 WIDE_RUN = 512            # ... and steps of K a work-item walks at most
 BAND_BYTES = 1 << 20  # ROWVEC: B's rows the groups running side by side share
@@ -125,17 +135,29 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
     return best[1]
 
 
-def row_tile(m: int, n: int) -> tuple[int, int]:
+def wide_reads(layout: str) -> str:
+    """How ROWVEC reads a wide C's B in this layout (A's order and B's): along B's rows
+    (B row-major), along K (B column-major, A row-major: the kernel's blocks of sums), or
+    gathered value by value (both column-major)."""
+    if layout[1] == "C":
+        return "rows"
+    return "along K" if layout[0] == "C" else "gathered"
+
+
+def row_tile(m: int, n: int, layout: str = "CC") -> tuple[int, int]:
     """ROWVEC's tile: at most CPU_TILE_ROWS rows, each one vector of at most ROW_VECTOR
     columns, C's columns shared evenly among the fewest such tiles; where C is wider than
-    tall, C's rows shared evenly among the fewest tiles of at most WIDE_TILE_ROWS (B,
-    the large operand, read once per tile of rows), each row as many vectors of
-    ROW_VECTOR as ROW_ACCUMULATORS allow (up to MAX_ROW_VECTORS), C's vectors shared
-    evenly among the fewest tiles."""
+    tall, C's rows shared evenly among the fewest tiles of at most the rows WIDE_READS
+    gives the layout (B, the large operand, read once per tile of rows), each row as many
+    vectors of ROW_VECTOR as ROW_ACCUMULATORS allow (up to MAX_ROW_VECTORS; one where B's
+    values are gathered), C's vectors shared evenly among the fewest tiles."""
     if n <= m:
         return min(m, CPU_TILE_ROWS), ceil(n / ceil(n / ROW_VECTOR))
-    rows = ceil(m / ceil(m / WIDE_TILE_ROWS))
+    most_rows, _ = WIDE_READS[wide_reads(layout)]
+    rows = ceil(m / ceil(m / most_rows))
     most = min(MAX_ROW_VECTORS, max(1, ROW_ACCUMULATORS // rows))
+    if wide_reads(layout) == "gathered":
+        most = 1
     if n <= ROW_VECTOR * most:
         return rows, n
     # whole vectors a tile, so that every tile's loads start on the same alignment
@@ -193,12 +215,13 @@ def wave_share(known: Traits, tile: tuple[int, int], steps: int, tiles: int) -> 
     return known.compute_units * known.items_per_unit(need) / tiles
 
 
-def tallskinny_params(device: Device, m: int, n: int, k: int,
-                      itemsize: int = 4) -> tuple[dict, str]:
-    """(parameters, why) for the tallskinny kernel on this device and shape."""
+def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
+                      layout: str = "CC") -> tuple[dict, str]:
+    """(parameters, why) for the tallskinny kernel on this device and shape; on a CPU
+    ``layout`` (A's order and B's) shapes a wide C's tiles."""
     known = traits(device)
     if device.type == "cpu":
-        return cpu_row_params(known, m, n, k, itemsize)
+        return cpu_row_params(known, m, n, k, itemsize, layout)
     several = m * n > ACCUMULATORS
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
     if tall:
@@ -251,11 +274,11 @@ def tallskinny_params(device: Device, m: int, n: int, k: int,
     return params, why
 
 
-def cpu_row_params(known: Traits, m: int, n: int, k: int,
-                   itemsize: int = 4) -> tuple[dict, str]:
+def cpu_row_params(known: Traits, m: int, n: int, k: int, itemsize: int = 4,
+                   layout: str = "CC") -> tuple[dict, str]:
     """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector (or
     several)."""
-    tile = row_tile(m, n)
+    tile = row_tile(m, n, layout)
     groups, fill = row_groups(known, m, n, k, tile, itemsize)
     width = row_width(tile[1])
     vectors = row_vectors(tile[1])
@@ -265,5 +288,6 @@ def cpu_row_params(known: Traits, m: int, n: int, k: int,
     row = f"{vectors} vectors of {width}" if vectors > 1 else f"a vector of {width}"
     why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, each row of "
            f"its tile {row}), GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
+           + (f" ({WIDE_READS[wide_reads(layout)][1]})" if n > m else "")
            + (f", {steps} sums of alternate steps" if steps > 1 else ""))
     return params, why

@@ -42,9 +42,10 @@ CPU_RUN = 512           # steps of K a layer takes on a CPU
 MAX_SPLIT = 256
 
 
-def wide_params(device: Device, m: int, n: int, k: int,
-                itemsize: int = 4) -> tuple[dict, str]:
-    """(parameters, why) for the wide kernel on this device and shape."""
+def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
+                layout: str = "CC") -> tuple[dict, str]:
+    """(parameters, why) for the wide kernel on this device and shape; the layout is not
+    weighed (the model was fitted on row-major operands)."""
     known = traits(device)
     cpu = device.type == "cpu"
     rows = min(m, MAX_ROWS["cpu" if cpu else "gpu"])

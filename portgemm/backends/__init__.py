@@ -8,7 +8,8 @@ nothing else, so adding one is a module with a :class:`Backend` object named ``B
 and one line in :data:`REGISTRY`.
 
 A call goes ``device = b.device(spec)`` -> ``resolved = b.resolve(device, variant,
-params, shape, dtype)`` (``"auto"`` included; parameters checked here, once) ->
+params, shape, dtype, layout)`` (``"auto"`` included; parameters checked here,
+once) ->
 ``b.run(resolved, a, b, poison=...)`` -> :class:`~portgemm.result.GemmResult`.
 """
 
@@ -66,8 +67,9 @@ class Backend(Protocol):
         """The variant object (``parameter_names``, ``defaults``, ...) of a name."""
 
     def resolve(self, device: Any, variant: str, params: Mapping[str, Any] | None,
-                shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
-        """Variant ("auto" included) and parameters, checked against the device."""
+                shape: tuple[int, int, int], dtype: np.dtype, layout: str = "CC") -> Resolved:
+        """Variant ("auto" included) and parameters, checked against the device;
+        ``layout``: A's order and B's ("CC", "CF", "FC", "FF"), which a model may weigh."""
 
     def resident_device(self, a, b) -> Any:
         """The device the operands already live on (device arrays), else None; TypeError

@@ -119,7 +119,7 @@ class HostBackend:
         return get_host_variant(name)
 
     def resolve(self, device: HostDevice, variant: str, params: Mapping[str, Any] | None,
-                shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
+                shape: tuple[int, int, int], dtype: np.dtype, layout: str = "CC") -> Resolved:
         impl = get_host_variant(variant)
         source = "model" if variant == "auto" else "explicit"
         reason = f"the host backend's default, {impl.name}" if variant == "auto" else ""

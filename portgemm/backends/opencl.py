@@ -151,18 +151,18 @@ class OpenCLBackend:
         return get_variant(name)
 
     def resolve(self, device: Device, variant: str, params: Mapping[str, Any] | None,
-                shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
+                shape: tuple[int, int, int], dtype: np.dtype, layout: str = "CC") -> Resolved:
         if dtype == np.float64 and not device.has_fp64:
             raise TypeError(f"{device.description} has no float64 support; use float32")
         if variant == "auto":
             if params:
                 raise ParameterError("params need a named variant; variant='auto' picks its own")
-            choice = choose(device, *shape, dtype.itemsize)
+            choice = choose(device, *shape, dtype.itemsize, layout=layout)
             return Resolved(device, choice.variant, choice.params, get_variant(choice.variant),
                             choice.source, choice.reason)
         impl = get_variant(variant)
         if not params:  # some families choose theirs by a model of the device and shape
-            params = named_defaults(variant, device, *shape, dtype.itemsize)
+            params = named_defaults(variant, device, *shape, dtype.itemsize, layout)
         # the type is part of the key: True == 1, but True is refused where 1 is not
         items = tuple((key, type(value), value) for key, value in (params or {}).items())
         try:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..api import gemm
 from ..errors import BuildError, ParameterError
+from ..operands import layout_of
 from ..result import GemmResult
 from .targets import Target
 from ..verify import relative_error, tolerance
@@ -50,12 +51,6 @@ class BenchRecord:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def order(x: np.ndarray) -> str:
-    """"F" for a column-major array that is not also row-major (a vector is both), else
-    "C"."""
-    return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
 
 
 def parse_sizes(text: str) -> list[tuple[int, int, int]]:
@@ -117,7 +112,7 @@ def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
     m, k = a.shape
     n = b.shape[1]
     record = BenchRecord(target.device.name, target.label, variant, dict(params or {}),
-                         str(a.dtype), m, n, k, order(a) + order(b))
+                         str(a.dtype), m, n, k, layout_of(a, b))
 
     def call(poison=None):
         return gemm(a, b, device=target.device, variant=variant, params=params,

@@ -49,7 +49,7 @@ class DpexBackend:
         return get_dpex_variant(name)
 
     def resolve(self, device: Device, variant: str, params: Mapping[str, Any] | None,
-                shape: tuple[int, int, int], dtype: np.dtype) -> Resolved:
+                shape: tuple[int, int, int], dtype: np.dtype, layout: str = "CC") -> Resolved:
         return resolve_dpex(device, variant, params, dtype)
 
     def resident_device(self, a, b) -> None:
