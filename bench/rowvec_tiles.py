@@ -40,7 +40,7 @@ def main():
     args = parser.parse_args()
     device = portgemm.select_device(args.device)
     size = parse_sizes(args.size)[0]
-    model, why = cpu_row_params(traits(device), *size)
+    model, why = cpu_row_params(traits(device), *size, layout=args.layout)
     groups = args.groups or model["GS"]
     print(device.description)
     print(f"{'x'.join(map(str, size))}: model tile {model['tile_y']}x{model['tile_x']} "

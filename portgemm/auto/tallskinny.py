@@ -42,10 +42,11 @@ the vectors from each row of B, where one vector read 64 bytes of rows 16 KB apa
 12-17 GB/s). On the Zen 5 tiles of 1 x 256, 2 x 224, 4 x 112 and 8 x 48 ran 1.6-2.7x
 faster than tiles of one vector a row of as many rows, with at most WIDE_RUN steps a
 work-item and WIDE_ITEMS_PER_CORE work-items a core (bench/results/2026-11-23-cpu-zen5-
-wide-rows). How many rows a tile takes depends on how B is read (WIDE_READS, by the
+wide-rows). How many rows a tile takes depends on how B is read (wide_reads, by the
 operands' layout; bench/results/2026-11-23-cpu-zen5-layout): along B's rows (B
-row-major) at most 9, each row then 3 vectors or more (10-16 rows of 4096^2 ran 1.4-1.6x
-faster in two tiles than in one of 1-2 vectors a row); along K (B column-major, A
+row-major) at most 16, but 9 where a tile of 16 would read each row of B in several runs,
+each row then 3 vectors or more (10-16 rows of 4096^2 ran 1.1-1.6x faster in two tiles
+than in one of 1-2 vectors a row); along K (B column-major, A
 row-major) up to 16, B then read again for each tile of rows (16 rows as two tiles of
 8 x 48 ran 1.30x slower); gathered value by value (both column-major) one vector a row
 (4 x 112 and 8 x 48 ran 3.5-4.2x slower than one vector). Otherwise
@@ -88,15 +89,15 @@ GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
+WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
-# ROWVEC, C wider than tall: how B is read (wide_reads) -> (rows a tile at most, why)
-WIDE_READS = {
-    "rows": (ROW_ACCUMULATORS // 3, "B read along its rows: at most 9 rows a tile, so "
-             "that each row reads 3 vectors or more of each row of B"),
-    "along K": (16, "B read along K in blocks of sums: up to 16 rows a tile"),
-    "gathered": (16, "A and B column-major, B's rows gathered value by value: one vector "
-                 "a row, up to 16 rows a tile"),
-}
+ROW_RUN_ROWS = ROW_ACCUMULATORS // 3  # ... along B's rows: each row 3 vectors or more
+# why, by how ROWVEC reads a wide C's B (wide_reads)
+WIDE_READS = {"rows": "B read along its rows: tiles of at most 16 rows, 9 where B's rows "
+                      "take several runs, so that each row reads 3 vectors or more of B's",
+              "along K": "B read along K in blocks of sums: up to 16 rows a tile",
+              "gathered": "A and B column-major, B's rows gathered value by value: one "
+                          "vector a row, up to 16 rows a tile"}
 WIDE_ITEMS_PER_CORE = 16  # ROWVEC, rows of several vectors: work-items a core at least ...
 WIDE_RUN = 512            # ... and steps of K a work-item walks at most
 BAND_BYTES = 1 << 20  # ROWVEC: B's rows the groups running side by side share
@@ -146,18 +147,25 @@ def wide_reads(layout: str) -> str:
 
 def row_tile(m: int, n: int, layout: str = "CC") -> tuple[int, int]:
     """ROWVEC's tile: at most CPU_TILE_ROWS rows, each one vector of at most ROW_VECTOR
-    columns, C's columns shared evenly among the fewest such tiles; where C is wider than
-    tall, C's rows shared evenly among the fewest tiles of at most the rows WIDE_READS
-    gives the layout (B, the large operand, read once per tile of rows), each row as many
-    vectors of ROW_VECTOR as ROW_ACCUMULATORS allow (up to MAX_ROW_VECTORS; one where B's
-    values are gathered), C's vectors shared evenly among the fewest tiles."""
+    columns, C's columns shared evenly among the fewest such tiles. Where C is wider than
+    tall, C's rows shared evenly among the fewest tiles of at most WIDE_TILE_ROWS (B, the
+    large operand, read once per tile of rows), each row as many vectors of ROW_VECTOR as
+    ROW_ACCUMULATORS allow (up to MAX_ROW_VECTORS; one where B's values are gathered,
+    :func:`wide_reads`), C's vectors shared evenly among the fewest tiles; where B is
+    read along its rows and such a tile holds only part of them, at most ROW_RUN_ROWS
+    rows, for longer runs of each row of B."""
     if n <= m:
         return min(m, CPU_TILE_ROWS), ceil(n / ceil(n / ROW_VECTOR))
-    most_rows, _ = WIDE_READS[wide_reads(layout)]
+    reads = wide_reads(layout)
+    tile = _wide_tile(m, n, WIDE_TILE_ROWS, 1 if reads == "gathered" else MAX_ROW_VECTORS)
+    if reads == "rows" and tile[1] < n:
+        tile = _wide_tile(m, n, ROW_RUN_ROWS, MAX_ROW_VECTORS)
+    return tile
+
+
+def _wide_tile(m: int, n: int, most_rows: int, most_vectors: int) -> tuple[int, int]:
     rows = ceil(m / ceil(m / most_rows))
-    most = min(MAX_ROW_VECTORS, max(1, ROW_ACCUMULATORS // rows))
-    if wide_reads(layout) == "gathered":
-        most = 1
+    most = min(most_vectors, max(1, ROW_ACCUMULATORS // rows))
     if n <= ROW_VECTOR * most:
         return rows, n
     # whole vectors a tile, so that every tile's loads start on the same alignment
@@ -288,6 +296,6 @@ def cpu_row_params(known: Traits, m: int, n: int, k: int, itemsize: int = 4,
     row = f"{vectors} vectors of {width}" if vectors > 1 else f"a vector of {width}"
     why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, each row of "
            f"its tile {row}), GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
-           + (f" ({WIDE_READS[wide_reads(layout)][1]})" if n > m else "")
+           + (f" ({WIDE_READS[wide_reads(layout)]})" if n > m else "")
            + (f", {steps} sums of alternate steps" if steps > 1 else ""))
     return params, why
