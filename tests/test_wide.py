@@ -152,9 +152,12 @@ def test_skinny_routes_on_a_cpu(device):
     groups = max(ceil(device.compute_units * WIDE_ITEMS_PER_CORE / 16), 4096 // WIDE_RUN)
     assert {key: row.params[key] for key in ("ROWVEC", "BS", "tile_y", "tile_x", "GS")} == {
         "ROWVEC": 1, "BS": 1, "tile_y": 1, "tile_x": 256, "GS": groups}
-    # 16 rows in one tile (B read once), each row one vector (28 of sums at most)
+    # 16 rows: a row-major B in two tiles of 8 x 48 (each row of B read in runs of 3
+    # vectors), a column-major one in one tile (B read once along K, 28 sums at most)
     sixteen = choose(device, 16, 4096, 4096, sources=[]).params
-    assert (sixteen["tile_y"], sixteen["tile_x"]) == (16, 16)
+    along_k = choose(device, 16, 4096, 4096, sources=[], layout="CF").params
+    assert (sixteen["tile_y"], sixteen["tile_x"]) == (8, 48)
+    assert (along_k["tile_y"], along_k["tile_x"]) == (16, 16)
     # the wide kernel's own CPU parameters, where a user names it
     named = wide_params(device, 1, 4096, 4096)[0]
     assert named["BS"] <= 16 and named["KU"] == 4 and named["BY_COLUMN"] == 1
