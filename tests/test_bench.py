@@ -132,7 +132,7 @@ def test_reference_is_timed_turn_about(monkeypatch):
     assert "".join(log) == "ooo" "rrr" "ooo" "rrr" "oooo" "rrrr"
 
 
-def test_turn_about_keeps_no_run_s_output(monkeypatch):
+def test_turn_about_drops_every_run_s_c(monkeypatch):
     """Runs keep their times but not their C: a kept C makes every later call fault in
     fresh pages (4096x4096x64 read 5x slower on Intel's CPU runtime) while numpy's dropped
     output is reused, which is not a fair race."""

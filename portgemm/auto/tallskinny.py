@@ -93,11 +93,13 @@ WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
 ROW_RUN_ROWS = ROW_ACCUMULATORS // 3  # ... along B's rows: each row 3 vectors or more
 # why, by how ROWVEC reads a wide C's B (wide_reads)
-WIDE_READS = {"rows": "B read along its rows: tiles of at most 16 rows, 9 where B's rows "
-                      "take several runs, so that each row reads 3 vectors or more of B's",
-              "along K": "B read along K in blocks of sums: up to 16 rows a tile",
-              "gathered": "A and B column-major, B's rows gathered value by value: one "
-                          "vector a row, up to 16 rows a tile"}
+WIDE_READS = {"rows": f"B read along its rows: tiles of at most {WIDE_TILE_ROWS} rows, "
+                      f"{ROW_RUN_ROWS} where B's rows take several runs, so that each row "
+                      f"reads 3 vectors or more of B's",
+              "along K": f"B read along K in blocks of sums: up to {WIDE_TILE_ROWS} rows a "
+                         f"tile",
+              "gathered": f"A and B column-major, B's rows gathered value by value: one "
+                          f"vector a row, up to {WIDE_TILE_ROWS} rows a tile"}
 WIDE_ITEMS_PER_CORE = 16  # ROWVEC, rows of several vectors: work-items a core at least ...
 WIDE_RUN = 512            # ... and steps of K a work-item walks at most
 BAND_BYTES = 1 << 20  # ROWVEC: B's rows the groups running side by side share

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import statistics
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -13,7 +13,6 @@ import numpy as np
 from ..api import gemm
 from ..errors import BuildError, ParameterError
 from ..operands import layout_of
-from ..result import GemmResult
 from .targets import Target
 from ..verify import relative_error, tolerance
 
@@ -93,10 +92,12 @@ def turn_about(call: Callable, beside: Callable[[], float], reps: int) -> tuple[
 
 
 def times_only(result):
-    """A timed result without its C. Keeping every run's C alive made each call fault in
-    fresh pages while numpy's dropped C was reused: 4096x4096x64 on Intel's CPU runtime
-    read 78-104 ms where the same calls with C dropped took 14-18 ms, numpy's speed."""
-    return replace(result, c=None, event=None) if isinstance(result, GemmResult) else result
+    """A timed result (a dataclass with C in ``c``: GemmResult, an experiment's Timing)
+    without its C; anything else as it is. Kept, every run's C lands in memory the
+    process never had, numpy's dropped output does not: 4096x4096x64 on Intel's CPU
+    runtime read 78-104 ms where the same calls with C dropped took 14-18 ms, numpy's
+    speed (bench/results/2026-11-23-cpu-zen5-layout)."""
+    return replace(result, c=None) if is_dataclass(result) and hasattr(result, "c") else result
 
 
 def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,

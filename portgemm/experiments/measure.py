@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..api import gemm
+from ..bench.runner import times_only
 from ..bench.targets import Target, parse_targets
 from ..errors import BackendUnavailableError, BuildError, ParameterError
 from ..verify import relative_error, tolerance
@@ -189,8 +190,7 @@ def measure(point: Point, record: Record, places: Places, mode: Mode, a: np.ndar
     if mode.timed_s > 0 and first.wall_ms > 0:
         reps = min(mode.max_reps, int(mode.timed_s / (first.wall_ms / 1e3)))
     if reps:
-        # each run's C is dropped at once (see portgemm.bench.runner.times_only)
-        runs = [replace(call(point, places, a, b), c=None) for _ in range(reps)]
+        runs = [times_only(call(point, places, a, b)) for _ in range(reps)]
     record.reps = reps
     record.kernel_ms = statistics.median(r.kernel_ms for r in runs)
     record.wall_ms = statistics.median(r.wall_ms for r in runs)
