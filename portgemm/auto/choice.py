@@ -16,7 +16,7 @@ from ..caches import cache_dict
 from ..runtime.device import Device
 from ..families import get_variant
 from .compiler import compiler_kind
-from .database import default_sources, file_stamp
+from .database import default_sources_key, file_stamp
 from .default import default_choice
 from .lookup import lookup
 from .packing import fit_packing
@@ -46,8 +46,8 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
     ``layout``: A's order and B's ("CC", "CF", "FC", "FF"); the models weigh it where it
     changes what is fastest, the databases do not.
     """
-    sources = (default_sources() if sources is None
-               else [(label, Path(path)) for label, path in sources])
+    sources = (default_sources_key() if sources is None
+               else tuple((label, Path(path)) for label, path in sources))
     stamps = tuple((label, path, file_stamp(path)) for label, path in sources)
     # the handle is not part of a Device's equality; its compute capability picks entries
     key = (device, device.compute_capability, m, n, k, itemsize, stamps, layout)

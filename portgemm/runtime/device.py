@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..caches import cache_dict
@@ -31,7 +32,8 @@ class Device:
     opencl_version: str
     platform_version: str = ""
     backend: str = "opencl"
-    extensions: tuple[str, ...] = ()
+    # compared, not hashed: tens of names hashed afresh each time a device keys a cache
+    extensions: tuple[str, ...] = field(default=(), hash=False)
     max_clock_mhz: int = 0          # 0 where the driver does not say
     native_vector_width: int = 1    # floats a SIMD instruction holds, as the driver reports
     handle: Any = field(default=None, compare=False, repr=False)  # pyopencl.Device
@@ -53,10 +55,11 @@ class Device:
         then get PORTGEMM_PTX=1: see kernels_cl/common.h)."""
         return "nvidia" in self.vendor.lower()
 
-    @property
+    @cached_property
     def compute_capability(self) -> tuple[int, int] | None:
         """NVIDIA's compute capability (major, minor) from cl_nv_device_attribute_query;
-        None on other devices and on described ones (no handle)."""
+        None on other devices and on described ones (no handle). Asked once: ``auto``
+        keys its answers by it, and a failed query costs a raised driver error."""
         try:
             major = self.handle.compute_capability_major_nv
             minor = self.handle.compute_capability_minor_nv
