@@ -141,12 +141,18 @@ class TallSkinny(Variant):
             raise ParameterError(f"{self.name}: K + GS*BS = {k + groups * size} exceeds the "
                                  f"kernels' 32-bit index limit {INT_LIMIT}")
         ndrange = NDRange(groups * tiles * size, size * params["TG"])
+        if groups == 1:  # the one partial tile is C (row-major, ldc = N, as slices lie)
+            params["FUSE"] = 0
         common = dict(defines=self.checked_defines(params), kernel="partial_tiles",
-                      local_mem_bytes=self.local_mem_bytes(params, itemsize),
-                      workspace=(groups * m * n,))
+                      local_mem_bytes=self.local_mem_bytes(params, itemsize))
+        slices = ("M", "N", "K", "A", "lda", "B", "ldb")
+        if groups == 1:
+            # no workspace and no second pass: a launch saved (15-60 us on Intel's CPU
+            # runtime, 5 us on a GPU)
+            return LaunchPlan(ndrange, **common, args=slices + ("C",))
+        common["workspace"] = (groups * m * n,)
         if params["FUSE"]:
             return LaunchPlan(ndrange, counters=tiles // params["TG"], **common,
-                              args=("M", "N", "K", "A", "lda", "B", "ldb", "W0", "C", "ldc",
-                                    "Z0"))
+                              args=slices + ("W0", "C", "ldc", "Z0"))
         return LaunchPlan(ndrange, more=(reduce_step(m, n, groups),), **common,
-                          args=("M", "N", "K", "A", "lda", "B", "ldb", "W0"))
+                          args=slices + ("W0",))
