@@ -85,6 +85,28 @@ def test_tallskinny_any_shape_and_layout(device, params, order):
                                    poison=np.nan).c, a, b)
 
 
+@pytest.mark.parametrize("params", [
+    {"GS": 1, "BS": 1, "tile_y": 8, "tile_x": 1, "ROWVEC": 1},
+    {"GS": 1, "BS": 32, "tile_y": 3, "tile_x": 5, "FUSE": 1},  # no ticket for one group
+    {"GS": 8, "BS": 64, "tile_y": 4, "tile_x": 4},  # K too short for a second group
+])
+def test_one_group_writes_c_in_one_launch(device, params):
+    """Where a tile takes one group, its partial tile is C's: one launch, no workspace,
+    and every element of C written (C poisoned first)."""
+    for m, n, k in [(29, 3, 1), (1, 1, 40), (13, 11, 64), (64, 2, 1000)]:
+        if params["GS"] > 1 and k > params["BS"]:
+            continue
+        a, b = operands(m, n, k)
+        result = portgemm.gemm(a, b, device=device, variant="tallskinny", params=params,
+                               poison=np.nan)
+        assert len(result.step_ms) == 1
+        assert_close(result.c, a, b)
+    plan = portgemm.families.get_variant("tallskinny").plan(
+        64, 2, 1000, {**portgemm.families.get_variant("tallskinny").defaults, **params})
+    if params["GS"] == 1:
+        assert (len(plan.steps), plan.workspace, plan.args[-1]) == (1, (), "C")
+
+
 WIDE_AWKWARD = [(1, 300, 1000), (3, 70, 2049), (2, 17, 31), (5, 257, 100), (1, 33, 1),
                 (4, 40, 3001), (17, 40, 999)]
 
@@ -323,6 +345,12 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert row_tile(3, 40) == (3, 40)  # C's columns fit one tile
     wide, why = tallskinny_params(cpu, 1, 4096, 1 << 14)
     assert (wide["tile_x"], wide["GS"]) == (256, 32) and "16 vectors of 16" in why
+    # a tile a core, A and B within ONE_GROUP_BYTES: one group a tile, no second launch
+    for m, n, k in [(1000, 8, 1000), (16, 16, 8192), (1, 300, 1000), (2048, 16, 4096)]:
+        alone, why = tallskinny_params(cpu, m, n, k)
+        assert alone["GS"] == 1 and "one group a tile" in why
+    assert tallskinny_params(cpu, 8, 8, 4096)[0]["GS"] > 1  # one tile: the cores share K
+    assert tallskinny_params(cpu, 64, 64, 1 << 18)[0]["GS"] > 1  # 128 MB: long runs split
     tall = choose(cpu, 4096, 16, 4096, sources=[])
     deep = choose(cpu, 256, 256, 8192, sources=[])  # deep K, a small C
     if compiler_kind(cpu) == "work-item-vectorising":

@@ -88,6 +88,7 @@ GPU_GROUP = 256       # where the register file is unknown
 GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
+ONE_GROUP_BYTES = 64 << 20  # ROWVEC: A and B up to which a tile a core is one group
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
@@ -179,12 +180,17 @@ def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
                itemsize: int = 4) -> tuple[int, str]:
     """ROWVEC's groups a tile, and why; none with fewer than MIN_TERMS steps.
 
+    One where C has a tile for every core and A and B take at most ONE_GROUP_BYTES: each
+    tile is then C's own and no second launch adds the groups. Otherwise:
     A tile of one vector a row: ROW_ITEMS_PER_CORE work-items a core over the tiles, and
     where B is large enough that the groups running side by side share a band of B's rows
     of about BAND_BYTES, no more than leave the partial tiles a WORKSPACE_SHARE of B's
     bytes. A tile of several vectors a row: WIDE_ITEMS_PER_CORE work-items a core, each
     a run of at most WIDE_RUN steps."""
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
+    if tiles >= known.compute_units and (m + n) * k * itemsize <= ONE_GROUP_BYTES:
+        return 1, (f"one group a tile: {tiles} tiles for {known.compute_units} cores and "
+                   f"A and B within {ONE_GROUP_BYTES >> 20} MB, so no second launch")
     if tile[1] > ROW_VECTOR:
         wanted = ceil(known.compute_units * WIDE_ITEMS_PER_CORE / tiles)
         runs = ceil(k / WIDE_RUN)
