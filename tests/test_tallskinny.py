@@ -345,11 +345,13 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert row_tile(3, 40) == (3, 40)  # C's columns fit one tile
     wide, why = tallskinny_params(cpu, 1, 4096, 1 << 14)
     assert (wide["tile_x"], wide["GS"]) == (256, 32) and "16 vectors of 16" in why
-    # a tile a core, A and B within ONE_GROUP_BYTES: one group a tile, no second launch
-    for m, n, k in [(1000, 8, 1000), (16, 16, 8192), (1, 300, 1000), (2048, 16, 4096)]:
+    # one group a tile, no second launch: A and B within ONE_CORE_BYTES, or within
+    # ONE_GROUP_BYTES and a tile a core
+    for m, n, k in [(1000, 8, 1000), (16, 16, 8192), (1, 300, 1000), (2048, 16, 4096),
+                    (8, 8, 16384), (1, 32, 64)]:
         alone, why = tallskinny_params(cpu, m, n, k)
         assert alone["GS"] == 1 and "one group a tile" in why
-    assert tallskinny_params(cpu, 8, 8, 4096)[0]["GS"] > 1  # one tile: the cores share K
+    assert tallskinny_params(cpu, 4, 4, 1 << 16)[0]["GS"] > 1  # one tile, 2 MB: cores share K
     assert tallskinny_params(cpu, 64, 64, 1 << 18)[0]["GS"] > 1  # 128 MB: long runs split
     tall = choose(cpu, 4096, 16, 4096, sources=[])
     deep = choose(cpu, 256, 256, 8192, sources=[])  # deep K, a small C

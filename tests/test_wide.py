@@ -84,11 +84,13 @@ def test_wide_plan():
     ((4096, 8, 4096), "skinny", "skinny"), ((4096, 16, 4096), "skinny", "skinny"),
     ((4096, 17, 4096), "skinny", "deep-k"),
     ((4096, 24, 4096), "skinny", "deep-k"), ((4096, 25, 4096), "deep-k", "deep-k"),
-    ((1, 511, 1000), "medium", "medium"), ((8, 8, 1 << 22), "tall-skinny", "tall-skinny"),
+    ((1, 511, 1000), "medium", "skinny"), ((16, 31, 1000), "medium", "medium"),
+    ((40, 16, 64), "small", "skinny"), ((8, 8, 1 << 22), "tall-skinny", "tall-skinny"),
     ((1, 200, 1 << 20), "tall-skinny", "tall-skinny"),
 ])
 def test_skinny_class(shape, expected, on_a_cpu):
-    """A GPU's limits (32 rows, 24 columns) by default, Intel's runtime's (16, 16)."""
+    """A GPU's limits (32 rows, 24 columns, the long side from 512) by default, Intel's
+    runtime's (16, 16, from 32)."""
     name, why = classify(*shape)
     assert name == expected and why
     assert classify(*shape, skinny=SKINNY_LIMITS["work-item-vectorising"])[0] == on_a_cpu

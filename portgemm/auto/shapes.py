@@ -5,9 +5,10 @@ A class says what kind of kernel a shape wants, then how large it is:
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
 * ``skinny``: C has at most 32 rows or 24 columns (:func:`device_class`: fewer on a
-  CPU, none on PoCL) and at least 512 of the other (a row vector or a few rows times a
-  matrix, a matrix times a few columns): bound by reading the large operand once, which
-  a GEMM tile kernel does not do (its tile's rows go to waste); a wide C (few rows) goes
+  CPU, none on PoCL) and at least 512 of the other (32 on Intel's CPU runtime): a row
+  vector or a few rows times a matrix, a matrix times a few columns; bound by reading
+  the large operand once, which a GEMM tile kernel does not do (its tile's rows go to
+  waste); a wide C (few rows) goes
   to the wide kernel, a tall one (few columns) to tallskinny in tiles
   (bench/results/2026-11-22-skinny);
 * ``deep-k``: C holds fewer than 256 tiles of 128 x 128 and K >= 4096: too few tiles to
@@ -59,16 +60,18 @@ def shape_class(m: int, n: int, k: int) -> str:
 
 
 def classify(m: int, n: int, k: int,
-             skinny: tuple[int, int] = (SKINNY_ROWS, SKINNY_COLUMNS)) -> tuple[str, str]:
-    """(class, why) of a shape; ``skinny`` the most rows and columns of a skinny C."""
-    rows, columns = skinny
+             skinny: tuple[int, int, int] = (SKINNY_ROWS, SKINNY_COLUMNS, SKINNY_LONG)
+             ) -> tuple[str, str]:
+    """(class, why) of a shape; ``skinny`` the most rows and columns of a skinny C and
+    the least of its long side."""
+    rows, columns, longest = skinny
     if m * n <= TALL_SKINNY_OUTPUT and k >= TALL_SKINNY_DEPTH * (m + n):
         return "tall-skinny", (f"M*N = {m * n} <= {TALL_SKINNY_OUTPUT} and K = {k} >= "
                                f"{TALL_SKINNY_DEPTH}(M+N) = {TALL_SKINNY_DEPTH * (m + n)}")
-    if (m <= rows if m <= n else n <= columns) and max(m, n) >= SKINNY_LONG:
+    if (m <= rows if m <= n else n <= columns) and max(m, n) >= longest:
         short, long_, most = ("row", "column", rows) if m <= n else ("column", "row", columns)
         return "skinny", (f"C has {min(m, n)} {short}{'s' * (min(m, n) > 1)} (<= "
-                          f"{most}) and {max(m, n)} {long_}s (>= {SKINNY_LONG})")
+                          f"{most}) and {max(m, n)} {long_}s (>= {longest})")
     tiles = m * n / 128 ** 2
     if tiles < DEEP_K_TILES and k >= DEEP_K_FROM:
         return "deep-k", (f"C is {tiles:g} tiles of 128x128 (< {DEEP_K_TILES}) and K = {k} "
@@ -114,8 +117,11 @@ def size_order(m: int, n: int, k: int) -> list[str]:
 # past 16 rows, and tallskinny's rows as vectors (ROWVEC) beat panel to 16 columns, not
 # from 20 (bench/results/2026-11-23-cpu-zen5); on PoCL vec ran the wide shapes 1.3-5.9x
 # faster than wide, and a C of 8 columns 2x faster than tallskinny
-# (bench/results/2026-11-22-skinny).
-SKINNY_LIMITS = {"work-item-vectorising": (16, 16), "code-vectorising": (0, 0)}
+# (bench/results/2026-11-22-skinny). The long side from 32 on Intel's runtime: with one
+# group a tile and no second launch, tallskinny ran a C of 1-16 columns and 32-256 rows
+# 1.1-5x faster than panel at K = 64-4096, and one of 1-16 rows and 32-256 columns as
+# fast or up to 1.15x faster (bench/results/2026-11-23-cpu-zen5-one-group).
+SKINNY_LIMITS = {"work-item-vectorising": (16, 16, 32), "code-vectorising": (0, 0, SKINNY_LONG)}
 
 
 # A deep-K C of at most this many values is tall-skinny on Intel's CPU runtime:
@@ -129,12 +135,13 @@ def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
     limits of the device's kind of compiler, and on Intel's CPU runtime a deep-K shape of
     a small C tall-skinny."""
     kind = compiler_kind(device)
-    own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, (SKINNY_ROWS, SKINNY_COLUMNS)))
+    own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, (SKINNY_ROWS, SKINNY_COLUMNS,
+                                                            SKINNY_LONG)))
     if own == "deep-k" and kind == "work-item-vectorising" and m * n <= CPU_DEEP_OUTPUT:
         return "tall-skinny", (f"{why}; C of {m * n} values (<= {CPU_DEEP_OUTPUT}) is "
                                f"tall-skinny on a {kind} compiler")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
-        rows, columns = SKINNY_LIMITS[kind]
+        rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +
                 (f"which takes at most {rows} rows or {columns} columns" if rows else
                  "where the size classes' kernels ran these faster"))

@@ -49,7 +49,13 @@ each row then 3 vectors or more (10-16 rows of 4096^2 ran 1.1-1.6x faster in two
 than in one of 1-2 vectors a row); along K (B column-major, A
 row-major) up to 16, B then read again for each tile of rows (16 rows as two tiles of
 8 x 48 ran 1.30x slower); gathered value by value (both column-major) one vector a row
-(4 x 112 and 8 x 48 ran 3.5-4.2x slower than one vector). Otherwise
+(4 x 112 and 8 x 48 ran 3.5-4.2x slower than one vector). One group a tile, so that the
+tile is C's own and no second launch adds the groups, where A and B take at most
+ONE_CORE_BYTES, or at most ONE_GROUP_BYTES and C has a tile a core: that launch costs
+15-60 us on Intel's runtime, and one group ran 1.0-2.6x faster than the counts below at
+every such shape tried on the Zen 5 but 32 x 32 x 65536 and 16 x 1024 x 4096 (1.17x and
+1.23x slower), and 1.4-3.5x slower at 128-270 MB of long runs
+(bench/results/2026-11-23-cpu-zen5-one-group). Otherwise
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
 Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
@@ -89,6 +95,7 @@ GPU_GROUP_LIMIT = 1024
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 ONE_GROUP_BYTES = 64 << 20  # ROWVEC: A and B up to which a tile a core is one group
+ONE_CORE_BYTES = 1 << 20    # ... and up to which one group takes any tile
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
@@ -180,17 +187,21 @@ def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
                itemsize: int = 4) -> tuple[int, str]:
     """ROWVEC's groups a tile, and why; none with fewer than MIN_TERMS steps.
 
-    One where C has a tile for every core and A and B take at most ONE_GROUP_BYTES: each
-    tile is then C's own and no second launch adds the groups. Otherwise:
+    One, so that each tile is C's own and no second launch adds the groups, where A and
+    B take at most ONE_CORE_BYTES, or at most ONE_GROUP_BYTES and C has a tile a core.
+    Otherwise:
     A tile of one vector a row: ROW_ITEMS_PER_CORE work-items a core over the tiles, and
     where B is large enough that the groups running side by side share a band of B's rows
     of about BAND_BYTES, no more than leave the partial tiles a WORKSPACE_SHARE of B's
     bytes. A tile of several vectors a row: WIDE_ITEMS_PER_CORE work-items a core, each
     a run of at most WIDE_RUN steps."""
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
-    if tiles >= known.compute_units and (m + n) * k * itemsize <= ONE_GROUP_BYTES:
-        return 1, (f"one group a tile: {tiles} tiles for {known.compute_units} cores and "
-                   f"A and B within {ONE_GROUP_BYTES >> 20} MB, so no second launch")
+    read = (m + n) * k * itemsize
+    if read <= ONE_CORE_BYTES or (tiles >= known.compute_units and read <= ONE_GROUP_BYTES):
+        return 1, (f"one group a tile, no second launch: A and B within "
+                   + (f"{ONE_CORE_BYTES >> 20} MB" if read <= ONE_CORE_BYTES else
+                      f"{ONE_GROUP_BYTES >> 20} MB and {tiles} tiles for "
+                      f"{known.compute_units} cores"))
     if tile[1] > ROW_VECTOR:
         wanted = ceil(known.compute_units * WIDE_ITEMS_PER_CORE / tiles)
         runs = ceil(k / WIDE_RUN)
