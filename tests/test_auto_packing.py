@@ -69,6 +69,15 @@ def test_few_rows_read_b_in_place(impl):
     assert many == entry and notes == []
 
 
+@pytest.mark.parametrize("n, packed", [(96, 0), (144, 0), (490, 1), (700, 1), (760, 1),
+                                      (768, 0), (770, 0)])
+def test_panel_keeps_b_packed_where_a_partial_last_group_weighs(n, packed):
+    """panel's few rows read B in place unless its last group of 48 columns is partial
+    and C has fewer than 16 such groups (that group reads B value by value)."""
+    fitted, notes = fit_packing(PANEL, ENTRY, 100, n)
+    assert (fitted["tile_x"] * fitted["wg_x"], fitted["PACKED"]) == (48, packed)
+
+
 @pytest.mark.parametrize("m, n, itemsize, packed", [
     (12, 4096, 4, 1), (32, 1024, 4, 1), (12, 4000, 4, 0), (8, 4096, 4, 0),
     (16, 2048, 8, 1), (16, 1000, 8, 0), (33, 4000, 4, 1)])
