@@ -52,10 +52,11 @@ row-major) up to 16, B then read again for each tile of rows (16 rows as two til
 (4 x 112 and 8 x 48 ran 3.5-4.2x slower than one vector). One group a tile, so that the
 tile is C's own and no second launch adds the groups, where A and B take at most
 ONE_CORE_BYTES, or at most ONE_GROUP_BYTES and C has a tile a core: that launch costs
-15-60 us on Intel's runtime, and one group ran 1.0-2.6x faster than the counts below at
-every such shape tried on the Zen 5 but 32 x 32 x 65536 and 16 x 1024 x 4096 (1.17x and
-1.23x slower), and 1.4-3.5x slower at 128-270 MB of long runs
-(bench/results/2026-11-23-cpu-zen5-one-group). Otherwise
+15-60 us on Intel's runtime. In sweeps of wall time on the Zen 5 one group was the
+fastest point or within 1.03x at twelve such shapes, 1.14-1.35x at three (32 x 32 x
+65536 the worst), and 1.4-3.5x slower at 128-270 MB of long runs; on PoCL 5's 16 cores
+the fastest within 1 MB, 1.26x slower at 2 MB (bench/results/2026-11-23-cpu-zen5-one-
+group). Otherwise
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
 Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
