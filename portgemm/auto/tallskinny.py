@@ -199,7 +199,7 @@ def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     read = (m + n) * k * itemsize
     if read <= ONE_CORE_BYTES or (tiles >= known.compute_units and read <= ONE_GROUP_BYTES):
-        return 1, (f"one group a tile, no second launch: A and B within "
+        return 1, ("one group a tile, no second launch: A and B within "
                    + (f"{ONE_CORE_BYTES >> 20} MB" if read <= ONE_CORE_BYTES else
                       f"{ONE_GROUP_BYTES >> 20} MB and {tiles} tiles for "
                       f"{known.compute_units} cores"))
