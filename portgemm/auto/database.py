@@ -73,7 +73,11 @@ def shipped_database_paths() -> tuple[Path, ...]:
 
 
 def databases_disabled() -> bool:
-    return os.environ.get(TUNING_DB_ENV_VAR, "").strip().lower() == DISABLED
+    return _disabled(os.environ.get(TUNING_DB_ENV_VAR))
+
+
+def _disabled(explicit: str | None) -> bool:
+    return (explicit or "").strip().lower() == DISABLED
 
 
 def default_sources() -> list[tuple[str, Path]]:
@@ -95,7 +99,7 @@ def _environment() -> tuple[str | None, ...]:
 
 @memoize(maxsize=8)
 def _default_sources(explicit, *environment) -> tuple[tuple[str, Path], ...]:
-    if (explicit or "").strip().lower() == DISABLED:
+    if _disabled(explicit):
         return ()
     return ((("user", _user_database_path(explicit, *environment)),)
             + tuple(("shipped", p) for p in shipped_database_paths()))

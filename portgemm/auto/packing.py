@@ -44,11 +44,11 @@ from .shapes import SHALLOW_K_MOST
 # 1.3x slower at 64 (bench/results/2026-11-22-skinny/packing-*.txt)
 IN_PLACE_ROWS = {"panel": 128, "vec": 32}
 IN_PLACE_KC = 128     # panel's deepest panel of K with B in place
-# panel keeps B packed for a C of fewer groups of columns than this whose last is partial:
+# B kept packed for a C of fewer groups of columns than this whose last is partial:
 # on Intel's runtime in place ran 100 x 80-136 x 1000 2.1-6.1x slower than packed, 32 x
 # 300, 128 x 200 and 64 x 500 1.15-1.5x, 100 x 1000 (21 groups) level
 # (bench/results/2026-11-23-cpu-zen5-one-group/in-place-edge.txt)
-IN_PLACE_EDGE_GROUPS = 16
+IN_PLACE_EDGE_GROUPS = {"panel": 16}
 # vec packs a few rows' B after all where its row pitch is whole pages of this many bytes
 IN_PLACE_PAGE = {"vec": 4096}
 COLUMN_SLACK = 1.10   # refit panel's tile where its groups compute more columns than this x N
@@ -111,14 +111,13 @@ def _fit_in_place(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dic
 
 
 def _slow_edge(impl: Variant, params: dict[str, Any], c: Target) -> bool:
-    """Whether a panel group's columns past N (its last group reads B in place through
-    clamped columns, value by value) would weigh: C has fewer than IN_PLACE_EDGE_GROUPS
-    groups of columns and the last is partial. Packed, the panel's columns past N are
-    zeros and every group reads whole vectors."""
-    if impl.name != "panel":
-        return False
+    """Whether a group's columns past N (panel's last group reads B in place through
+    clamped columns, value by value) would weigh: C has fewer than the family's
+    IN_PLACE_EDGE_GROUPS groups of columns and the last is partial. Packed, the columns
+    past N are zeros and every group reads whole vectors."""
+    groups = IN_PLACE_EDGE_GROUPS.get(impl.name, 0)
     group_columns = impl.elements_per_item(params)[1] * impl.work_group(params)[1]
-    return c.n % group_columns != 0 and c.n < IN_PLACE_EDGE_GROUPS * group_columns
+    return c.n % group_columns != 0 and c.n < groups * group_columns
 
 
 def _changed(params: dict[str, Any], fitted: dict[str, Any], note: str) -> tuple[dict, str]:

@@ -8,9 +8,8 @@ A class says what kind of kernel a shape wants, then how large it is:
   CPU, none on PoCL) and at least 512 of the other (32 on Intel's CPU runtime): a row
   vector or a few rows times a matrix, a matrix times a few columns; bound by reading
   the large operand once, which a GEMM tile kernel does not do (its tile's rows go to
-  waste); a wide C (few rows) goes
-  to the wide kernel, a tall one (few columns) to tallskinny in tiles
-  (bench/results/2026-11-22-skinny);
+  waste); a wide C (few rows) goes to the wide kernel, a tall one (few columns) to
+  tallskinny in tiles (bench/results/2026-11-22-skinny);
 * ``deep-k``: C holds fewer than 256 tiles of 128 x 128 and K >= 4096: too few tiles to
   fill a large device, so K is split across work-groups (xgemm's KSPLIT);
 * ``shallow-k``: K <= 128 and both sides of C at least 512: bound by writing C more
@@ -43,6 +42,7 @@ TALL_SKINNY_DEPTH = 64     # K at least this times (M + N)
 SKINNY_ROWS = 32           # C's rows at most this (wide C), or its columns ...
 SKINNY_COLUMNS = 24        # ... at most this (tall C), the limits on a GPU ...
 SKINNY_LONG = 512          # ... and its long side at least this
+GPU_SKINNY = (SKINNY_ROWS, SKINNY_COLUMNS, SKINNY_LONG)
 DEEP_K_TILES = 256         # fewer 128 x 128 tiles of C than this ...
 DEEP_K_FROM = 4096         # ... and K at least this
 SHALLOW_K_MOST = 128       # K at most this ...
@@ -60,8 +60,7 @@ def shape_class(m: int, n: int, k: int) -> str:
 
 
 def classify(m: int, n: int, k: int,
-             skinny: tuple[int, int, int] = (SKINNY_ROWS, SKINNY_COLUMNS, SKINNY_LONG)
-             ) -> tuple[str, str]:
+             skinny: tuple[int, int, int] = GPU_SKINNY) -> tuple[str, str]:
     """(class, why) of a shape; ``skinny`` the most rows and columns of a skinny C and
     the least of its long side."""
     rows, columns, longest = skinny
@@ -135,8 +134,7 @@ def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
     limits of the device's kind of compiler, and on Intel's CPU runtime a deep-K shape of
     a small C tall-skinny."""
     kind = compiler_kind(device)
-    own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, (SKINNY_ROWS, SKINNY_COLUMNS,
-                                                            SKINNY_LONG)))
+    own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, GPU_SKINNY))
     if own == "deep-k" and kind == "work-item-vectorising" and m * n <= CPU_DEEP_OUTPUT:
         return "tall-skinny", (f"{why}; C of {m * n} values (<= {CPU_DEEP_OUTPUT}) is "
                                f"tall-skinny on a {kind} compiler")

@@ -128,6 +128,11 @@ class TallSkinny(Variant):
                 "TG": params["TG"], "KU": params["KU"], "ROWVEC": params["ROWVEC"],
                 "VN": row_width(params["tile_x"]), "RV": row_vectors(params["tile_x"])}
 
+    def _first_step(self, params: Params, itemsize: int) -> dict:
+        """The partial-tiles launch's defines, kernel and local memory."""
+        return dict(defines=self.checked_defines(params), kernel="partial_tiles",
+                    local_mem_bytes=self.local_mem_bytes(params, itemsize))
+
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """The tile shrinks to M x N where C is smaller than it, GS to the groups K gives
         work to, and TG to the largest count up to it that divides the tiles of C (no
@@ -141,16 +146,14 @@ class TallSkinny(Variant):
             raise ParameterError(f"{self.name}: K + GS*BS = {k + groups * size} exceeds the "
                                  f"kernels' 32-bit index limit {INT_LIMIT}")
         ndrange = NDRange(groups * tiles * size, size * params["TG"])
-        if groups == 1:  # the one partial tile is C (row-major, ldc = N, as slices lie)
-            params["FUSE"] = 0
-        common = dict(defines=self.checked_defines(params), kernel="partial_tiles",
-                      local_mem_bytes=self.local_mem_bytes(params, itemsize))
         slices = ("M", "N", "K", "A", "lda", "B", "ldb")
         if groups == 1:
-            # no workspace and no second pass: a launch saved (15-60 us on Intel's CPU
+            # the one partial tile is C's (row-major, ldc = N, as the slices lie): no
+            # workspace, no sum, no ticket; a launch saved (15-60 us on Intel's CPU
             # runtime, 5 us on a GPU)
-            return LaunchPlan(ndrange, **common, args=slices + ("C",))
-        common["workspace"] = (groups * m * n,)
+            return LaunchPlan(ndrange, **self._first_step({**params, "FUSE": 0}, itemsize),
+                              args=slices + ("C",))
+        common = dict(self._first_step(params, itemsize), workspace=(groups * m * n,))
         if params["FUSE"]:
             return LaunchPlan(ndrange, counters=tiles // params["TG"], **common,
                               args=slices + ("W0", "C", "ldc", "Z0"))
