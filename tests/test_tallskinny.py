@@ -702,6 +702,26 @@ def test_probe_measures_and_keeps(any_device, tmp_path, monkeypatch):
     assert phvm.optimum(constants, 5, 5, 1 << 20)[:2] in phvm.configurations(constants)
 
 
+def test_probe_measures_again_what_an_older_probe_kept(any_device, tmp_path, monkeypatch):
+    """An entry without this probe's version (written before its kernels were corrected)
+    is neither used nor kept: the device is measured again."""
+    import json
+
+    from portgemm.runtime import probe as probing
+
+    path = tmp_path / "probes.json"
+    monkeypatch.setattr(probing, "probe_file", lambda: path)
+    stale = {"global_ns": 2.29, "local_ns": 1.5, "add_ns": 0.5, "mul_ns": 0.76,
+             "read_gbs": 2.9, "clock_mhz": 0.0}
+    path.write_text(json.dumps({probing.device_key(any_device): stale}))
+    assert probing.cached_probe(any_device) is None
+    measured = probing.probe(any_device)
+    assert measured.global_ns != stale["global_ns"]
+    kept = json.loads(path.read_text())[probing.device_key(any_device)]
+    assert kept["version"] == probing.PROBE_VERSION
+    assert probing.cached_probe(any_device) == measured
+
+
 def test_paper_model_on_a_device_without_probe(monkeypatch):
     """The GPU path of constants_for, on a described H200 (the probe stubbed)."""
     from portgemm.runtime import probe as probing

@@ -14,8 +14,9 @@ bandwidth model reads the bandwidth):
 Each latency is the difference of two runs (S and 2S steps) over S, so the launch cost
 cancels. Times are in nanoseconds; ``cycles()`` converts with the device's clock when
 it reports one. Results go to ``platformdirs.user_cache_dir("portgemm")/probes.json``
-keyed by vendor, device name and driver version; ``probe(device, fresh=True)`` measures
-again.
+keyed by vendor, device name and driver version, each with the ``PROBE_VERSION`` that measured
+it: an entry of an older probe (whose kernels were since corrected) is measured again, as
+is any entry with ``probe(device, fresh=True)``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ LINE = 64                          # bytes between two visited addresses (one ca
 CHASE_STEPS = 4096
 ALU_STEPS = 1 << 16
 STREAM_BYTES = 256 * 2**20
+# raised whenever a change to the kernels below changes what they measure. 2: each chase
+# starts at another random line (version 1's runs found the last run's lines in cache, and
+# a Zen 5's global latency came out at 2-96 ns instead of about 230)
+PROBE_VERSION = 2
 
 _KERNELS = r"""
 __kernel void chase_global(__global const int *next, const int start, const int steps,
@@ -114,22 +119,33 @@ def probe_file() -> Path:
 
 
 def cached_probe(device: Device) -> Probe | None:
-    """The device's probe from the file, or None when it was never measured (nothing is
-    run: for callers on a hot path)."""
-    known = _read(probe_file()).get(device_key(device))
-    return None if known is None else Probe(**known)
+    """The device's probe from the file, or None when this probe never measured it
+    (nothing is run: for callers on a hot path)."""
+    return _current(_read(probe_file()).get(device_key(device)))
 
 
 def probe(device: Device, *, fresh: bool = False) -> Probe:
-    """The device's measured latencies and bandwidth, from the file unless ``fresh``."""
+    """The device's measured latencies and bandwidth, from the file unless ``fresh`` or
+    measured by an older probe."""
     path, key = probe_file(), device_key(device)
     known = _read(path)
-    if not fresh and key in known:
-        return Probe(**known[key])
+    kept = None if fresh else _current(known.get(key))
+    if kept is not None:
+        return kept
     found = measure(device)
-    known[key] = asdict(found)
+    known[key] = {**asdict(found), "version": PROBE_VERSION}
     _write(path, known)
     return found
+
+
+def _current(entry: dict | None) -> Probe | None:
+    """An entry of the file as a Probe, or None when absent or measured by another version."""
+    if not isinstance(entry, dict) or entry.get("version") != PROBE_VERSION:
+        return None
+    try:
+        return Probe(**{k: v for k, v in entry.items() if k != "version"})
+    except TypeError:  # fields of another layout
+        return None
 
 
 def measure(device: Device) -> Probe:
