@@ -14,9 +14,9 @@ bandwidth model reads the bandwidth):
 Each latency is the difference of two runs (S and 2S steps) over S, so the launch cost
 cancels. Times are in nanoseconds; ``cycles()`` converts with the device's clock when
 it reports one. Results go to ``platformdirs.user_cache_dir("portgemm")/probes.json``
-keyed by vendor, device name and driver version, each with the ``PROBE_VERSION`` that measured
-it: an entry of an older probe (whose kernels were since corrected) is measured again, as
-is any entry with ``probe(device, fresh=True)``.
+keyed by vendor, device name, driver version and ``PROBE_VERSION``: a device an older probe
+measured (before its kernels were corrected) is measured again, as is any device with
+``probe(device, fresh=True)``.
 """
 
 from __future__ import annotations
@@ -121,29 +121,31 @@ def probe_file() -> Path:
 def cached_probe(device: Device) -> Probe | None:
     """The device's probe from the file, or None when this probe never measured it
     (nothing is run: for callers on a hot path)."""
-    return _current(_read(probe_file()).get(device_key(device)))
+    return _entry(_read(probe_file()).get(probe_key(device)))
 
 
 def probe(device: Device, *, fresh: bool = False) -> Probe:
-    """The device's measured latencies and bandwidth, from the file unless ``fresh`` or
-    measured by an older probe."""
-    path, key = probe_file(), device_key(device)
+    """The device's measured latencies and bandwidth, from the file unless ``fresh``."""
+    path, key = probe_file(), probe_key(device)
     known = _read(path)
-    kept = None if fresh else _current(known.get(key))
+    kept = None if fresh else _entry(known.get(key))
     if kept is not None:
         return kept
     found = measure(device)
-    known[key] = {**asdict(found), "version": PROBE_VERSION}
+    known[key] = asdict(found)
     _write(path, known)
     return found
 
 
-def _current(entry: dict | None) -> Probe | None:
-    """An entry of the file as a Probe, or None when absent or measured by another version."""
-    if not isinstance(entry, dict) or entry.get("version") != PROBE_VERSION:
-        return None
+def probe_key(device: Device) -> str:
+    """The device and the version of the probe: another version's entries (an older
+    probe's, or a newer portgemm's sharing the file) are left alone."""
+    return f"{device_key(device)} / probe {PROBE_VERSION}"
+
+
+def _entry(entry) -> Probe | None:
     try:
-        return Probe(**{k: v for k, v in entry.items() if k != "version"})
+        return Probe(**entry) if isinstance(entry, dict) else None
     except TypeError:  # fields of another layout
         return None
 
