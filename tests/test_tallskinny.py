@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -582,6 +583,26 @@ def test_model_reproduces_the_papers_optima(name, expected):
     assert gs * bs == constants.sms * constants.sm_num  # constraint (2)
 
 
+def test_a_cpu_takes_an_odd_grid_and_keeps_every_slot_busy():
+    """On a CPU the grid stride GS * BS must not be a power of two (it aliases a core's
+    L1 sets): (2)'s GS is rounded up to odd, the paper's devices keep their counts."""
+    cpu = replace(phvm.NAMED["a100-pcie-40gb"], sm_num=2, sms=1024, ws=16, cores=32,
+                  odd_grid=True)
+    found = phvm.configurations(cpu)
+    assert found and all(gs % 2 == 1 and gs * bs >= cpu.sms * cpu.sm_num for gs, bs in found)
+    assert (129, 16) in found and (3, 1024) in found
+    assert all(gs % 2 == 0 for gs, _ in phvm.configurations(phvm.NAMED["rtx2080ti"]))
+
+
+def test_the_sweep_grid_has_odd_neighbours_where_asked(any_device):
+    from portgemm.tune.sweep import grid
+
+    plain = {gs for gs, _ in grid(any_device, simd=16, max_gs=64)}
+    odd = {gs for gs, _ in grid(any_device, simd=16, max_gs=64, odd=True)}
+    assert plain == {1, 2, 4, 8, 16, 32, 64}
+    assert odd == plain | {3, 5, 9, 17, 33, 65}
+
+
 def test_the_readings_that_do_not_reproduce_the_paper():
     """Why the documented reading: log2, or the typeset GS in (10), move the optimum."""
     c = phvm.NAMED["rtx2080ti"]
@@ -700,11 +721,12 @@ def test_probe_measures_and_keeps(any_device, tmp_path, monkeypatch):
     constants = phvm.constants_for(any_device)
     assert constants.g == measured.global_ns and constants.unit == "ns"
     assert phvm.optimum(constants, 5, 5, 1 << 20)[:2] in phvm.configurations(constants)
+    assert constants.odd_grid == (any_device.type == "cpu")
 
 
 def test_probe_measures_again_what_an_older_probe_kept(any_device, tmp_path, monkeypatch):
-    """An entry without this probe's version (written before its kernels were corrected)
-    is neither used nor kept: the device is measured again."""
+    """An entry of an older probe (written before its kernels were corrected) is not
+    used: the device is measured again, and the old entry is left for the old code."""
     import json
 
     from portgemm.runtime import probe as probing
@@ -717,8 +739,9 @@ def test_probe_measures_again_what_an_older_probe_kept(any_device, tmp_path, mon
     assert probing.cached_probe(any_device) is None
     measured = probing.probe(any_device)
     assert measured.global_ns != stale["global_ns"]
-    kept = json.loads(path.read_text())[probing.device_key(any_device)]
-    assert kept["version"] == probing.PROBE_VERSION
+    kept = json.loads(path.read_text())
+    assert kept[probing.device_key(any_device)] == stale
+    assert kept[probing.probe_key(any_device)]["global_ns"] == measured.global_ns
     assert probing.cached_probe(any_device) == measured
 
 
@@ -732,7 +755,7 @@ def test_paper_model_on_a_device_without_probe(monkeypatch):
     assert (constants.sm_num, constants.sms, constants.ws, constants.cores) == (
         132, 2048, 32, 132 * 128)
     gs, bs, _ = phvm.optimum(constants, 8, 8, 33554432)
-    assert gs * bs == 2048 * 132
+    assert gs * bs == 2048 * 132 and not constants.odd_grid
 
 
 def test_named_variant_without_params_takes_the_model(any_device):

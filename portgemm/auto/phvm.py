@@ -27,6 +27,15 @@ A100-PCIE-40GB: GS=864, BS=256), which tests/test_phvm_model.py checks:
   typeset (applying it to the whole of t_prep gives the same optima; applying it to the
   load term alone, or not at all, does not).
 
+On a CPU one reading is ours, not the paper's: GS is made odd (GS + 1 where (2) gives an
+even count, so every slot stays busy). A work-item's loads run one after another on one
+core, GS * BS elements apart; where that stride is a power of two of 4 KB or more, every
+load of a work-item falls in the same few sets of the core's L1 cache, and the paper's
+kernel ran 3-4 times slower for it (the model's own 128 x 16 on a Zen 5: 290 ms at
+5 x 5 x 3e6, against 67-98 ms at odd GS from 125 to 141; its Algorithm 1 as written,
+``bench/results/2026-11-23-cpu-zen5-phvm-stride/``). A GPU's warp reads a whole
+stride's span at once, and the H200's sweep found no such penalty.
+
 The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
 :func:`constants_for` measures a device in nanoseconds (:mod:`portgemm.runtime.probe`);
 the optimum does not depend on the unit.
@@ -57,6 +66,7 @@ class PhvmConstants:
     u_sm: float       # u_SM: how busy the compute units are while PHVM runs
     unit: str = "cycles"
     max_bs: int = 1024  # the largest work-group the device runs
+    odd_grid: bool = False  # GS made odd: a CPU, where a power-of-two stride aliases
 
 
 # Tables 3 and 4 of the paper (latencies in clock cycles; u_SM from Nsight Compute).
@@ -92,11 +102,13 @@ def cost(c: PhvmConstants, m: int, n: int, k: int, gs: int, bs: int) -> float:
 
 
 def configurations(c: PhvmConstants) -> list[tuple[int, int]]:
-    """(GS, BS) pairs allowed by (2)-(4): every thread slot busy, BS = k1 WS, SMS = k2 BS."""
+    """(GS, BS) pairs allowed by (2)-(4): every thread slot busy, BS = k1 WS, SMS = k2 BS
+    (with ``odd_grid``, GS rounded up to an odd count)."""
     found = []
     for bs in range(c.ws, min(c.sms, c.max_bs) + 1, c.ws):
         if c.sms % bs == 0 and (c.sms * c.sm_num) % bs == 0:
-            found.append((c.sms * c.sm_num // bs, bs))
+            gs = c.sms * c.sm_num // bs
+            found.append((gs + 1 if c.odd_grid and gs % 2 == 0 else gs, bs))
     return found
 
 
@@ -122,7 +134,7 @@ def constants_for(device: Device, *, u_sm: float = DEFAULT_U_SM,
     return PhvmConstants(device.name, known.compute_units, known.resident, known.simd,
                          known.compute_units * known.lanes, measured.add_ns,
                          measured.mul_ns, measured.global_ns, measured.local_ns, u_sm,
-                         unit="ns", max_bs=known.max_group)
+                         unit="ns", max_bs=known.max_group, odd_grid=device.type == "cpu")
 
 
 def with_u_sm(c: PhvmConstants, u_sm: float) -> PhvmConstants:

@@ -231,7 +231,8 @@ FAMILY = Experiment(
 One panel per pair of the paper's Table 2. The configurations are those the paper's
 model allows on this device (its equations 2-4: GS x BS = SMS x SM_NUM, every thread
 slot busy; BS a multiple of the SIMD width WS that divides SMS; here also within the
-device's work-group limit), with SM_NUM, SMS and WS from the device
+device's work-group limit; on a CPU GS rounded up to an odd count, as
+`portgemm/auto/phvm.py` explains), with SM_NUM, SMS and WS from the device
 (`portgemm/auto/traits.py`). The solid curve is `phvm`'s kernel time at each; the dotted
 one the model's time (equations 1 and 6-11, read as `portgemm/auto/phvm.py` explains,
 with this device's latencies from `portgemm/runtime/probe.py` and u_SM = 0.2) fitted onto

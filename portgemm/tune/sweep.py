@@ -31,15 +31,18 @@ class SweepPoint:
 
 
 def grid(device: Device, extra_gs: Sequence[int] = (), simd: int = 32,
-         max_gs: int = 8192) -> list[tuple[int, int]]:
+         max_gs: int = 8192, odd: bool = False) -> list[tuple[int, int]]:
     """(GS, BS): BS from the SIMD width doubling up to the device's group limit, GS
-    powers of two up to ``max_gs`` plus the ones a model asks for."""
+    powers of two up to ``max_gs`` (with ``odd``, each one's odd neighbour above as well:
+    a CPU's grid stride aliases at powers of two, portgemm.auto.phvm) plus the ones a
+    model asks for."""
     sizes = []
     size = max(1, simd)
     while size <= min(1024, device.max_work_group_size):
         sizes.append(size)
         size *= 2
-    groups = sorted({2 ** p for p in range(0, max_gs.bit_length())} | set(extra_gs))
+    powers = {2 ** p for p in range(0, max_gs.bit_length())}
+    groups = sorted(powers | {g + 1 for g in powers if odd and g > 1} | set(extra_gs))
     return [(gs, bs) for bs in sizes for gs in groups]
 
 
