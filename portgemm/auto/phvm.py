@@ -134,7 +134,13 @@ def constants_for(device: Device, *, u_sm: float = DEFAULT_U_SM,
     return PhvmConstants(device.name, known.compute_units, known.resident, known.simd,
                          known.compute_units * known.lanes, measured.add_ns,
                          measured.mul_ns, measured.global_ns, measured.local_ns, u_sm,
-                         unit="ns", max_bs=known.max_group, odd_grid=device.type == "cpu")
+                         unit="ns", max_bs=known.max_group, odd_grid=strides_alias(device))
+
+
+def strides_alias(device: Device) -> bool:
+    """Whether a power-of-two grid stride puts a work-item's loads in few cache sets: on
+    a CPU, whose cores run one work-item's loads in sequence (see the module's text)."""
+    return device.type == "cpu"
 
 
 def with_u_sm(c: PhvmConstants, u_sm: float) -> PhvmConstants:

@@ -75,7 +75,7 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         # idle (and cost seconds a point for the paper's kernel, M*N passes over K); the
         # model's own point is always measured
         points = [(g, b) for g, b in grid(device, extra, simd=known.simd,
-                                          odd=device.type == "cpu")
+                                          odd=paper.strides_alias(device))
                   if g * b >= known.slots // 16 or (g, b) == (gs, bs)]
         rows_form = bool(params.get("ROWVEC"))
         lanes = {**params, "ROWVEC": 0, "KU": 1} if rows_form else params
