@@ -252,6 +252,25 @@ def test_the_model_is_fitted_per_panel_on_correct_points_only():
     assert [r.model_fit for r in records] == pytest.approx([10.0, 40.0, 20.0, 3.0, 27.0])
 
 
+def test_the_grid_holds_odd_group_counts_where_a_stride_aliases(any_device, monkeypatch):
+    """On a CPU the model's GS is odd (portgemm.auto.phvm), so the grid it is compared
+    with holds each power of two's odd neighbour too, in --quick as well."""
+    from portgemm.auto import phvm as paper
+    from portgemm.experiments import seed001
+    from portgemm.experiments.spec import MODES
+
+    def counts(mode, aliases):
+        monkeypatch.setattr(paper, "strides_alias", lambda device: aliases)
+        return {p.params["GS"] for p in seed001.grid_points(MODES[mode], any_device)
+                if p.series != seed001.LINE}
+
+    for mode in ("full", "quick"):
+        plain, odd = counts(mode, False), counts(mode, True)
+        assert plain and all(gs & (gs - 1) == 0 for gs in plain)
+        assert odd == plain | {gs + 1 for gs in plain if gs > 1}
+    assert {5, 17, 65} <= counts("quick", True)
+
+
 def test_the_grid_marks_the_models_choice_and_compares_it_with_the_fastest(any_device,
                                                                            tmp_path):
     from portgemm.auto import phvm as paper

@@ -267,11 +267,15 @@ def grid_points(mode: Mode, device: Any) -> list[Point]:
     line = set(paper.configurations(c))
     # the tuner's grid and its rule (portgemm/tune/predict.py): configurations with fewer
     # work-items than a sixteenth of what the device holds only show it idle, at seconds
-    # a point (M*N passes over K)
-    cells = ({(gs, bs) for gs, bs in grid(device, simd=simd) if gs * bs >= known.slots // 16}
-             if known else set())
-    if mode.name == "quick":  # every other power of two of each
-        cells = {(gs, bs) for gs, bs in cells if _even_power(gs) and _even_power(bs // simd)}
+    # a point (M*N passes over K); where a power-of-two stride aliases (a CPU), each GS's
+    # odd neighbour too, so the model's odd GS meets its like, not only powers of two
+    odd = device is not None and paper.strides_alias(device)
+    cells = ({(gs, bs) for gs, bs in grid(device, simd=simd, odd=odd)
+              if gs * bs >= known.slots // 16} if known else set())
+    if mode.name == "quick":  # every other power of two of each (and their odd neighbours)
+        cells = {(gs, bs) for gs, bs in cells
+                 if (_even_power(gs) or odd and gs > 2 and _even_power(gs - 1))
+                 and _even_power(bs // simd)}
     elif mode.name == "tiny":
         line, cells = {best}, {(1, simd), (64, simd)}
     panel = _label(name, divisor)
@@ -301,9 +305,11 @@ GRID = Experiment(
 The paper measures only the configurations its model allows (001-model-sweep). Here the
 constraint is dropped: the paper's MTX1 on the grid `python -m portgemm.tune --model phvm
 --sweep` measures (`portgemm/tune/sweep.py`: BS from the device's SIMD width doubling up
-to its work-group limit, at most 1024; GS powers of two from 1 to 8192; none with fewer
-work-items GS x BS than a sixteenth of the device's thread slots; --quick keeps every
-other power of two of each: GS 1, 4, 16, ..., BS = SIMD width x 1, 4, 16, ...),
+to its work-group limit, at most 1024; GS powers of two from 1 to 8192, and on a CPU
+each one's odd neighbour GS + 1 as well, since the model's GS is odd there; none with
+fewer work-items GS x BS than a sixteenth of the device's thread slots; --quick keeps
+every other power of two of each: GS 1, 4, 16, ... (on a CPU also 5, 17, 65, ...),
+BS = SIMD width x 1, 4, 16, ...),
 and the configurations the model allows (GS x BS = SMS x SM_NUM, those of
 001-model-sweep), drawn as one curve: the model's line through the grid. The rest is one
 curve per BS over GS. Dotted: the model's time for the same configurations, fitted onto
