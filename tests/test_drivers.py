@@ -7,6 +7,7 @@ import stat
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 from types import SimpleNamespace
 
 import pyopencl
@@ -118,6 +119,29 @@ def test_vendors_dir_holds_existing_and_new_icd_files(tmp_path, monkeypatch):
     assert (tmp_path / os.path.basename(folder) / "a.icd").read_text().strip() == "/lib/liba.so"
     # the same content maps to the same folder (reused across runs, no growth)
     assert drivers._write_vendors_dir({"portgemm-b.icd": "/x/libb.so", "a.icd": "/lib/liba.so"}) == folder
+
+
+def test_vendors_folders_whose_libraries_are_all_gone_are_removed(tmp_path, monkeypatch):
+    """A deleted venv leaves a folder naming its libraries; only such folders go."""
+    monkeypatch.setattr(drivers, "_cache_base", lambda: str(tmp_path))
+    alive = tmp_path / "libalive.so"
+    alive.write_text("")
+
+    def folder(name, **icds):
+        made = tmp_path / f"icd-vendors-{name}"
+        made.mkdir(mode=0o700)
+        for file_name, library in icds.items():
+            (made / f"{file_name}.icd").write_text(library + "\n")
+        return made
+
+    dead = folder("dead", a="/gone/venv/lib/libintelocl.so", b="/gone/libother.so")
+    mixed = folder("mixed", a="/gone/venv/lib/libintelocl.so", b=str(alive))
+    bare = folder("bare", a="libnvidia-opencl.so.1")
+    filling = folder("filling")
+    kept = drivers._write_vendors_dir({"a.icd": "/gone/venv/lib/libintelocl.so"})
+    assert not dead.exists()
+    assert mixed.is_dir() and bare.is_dir() and filling.is_dir()
+    assert (Path(kept) / "a.icd").is_file()  # the folder asked for stays, dead or not
 
 
 def test_unregistered_vendor_library_found_in_library_dirs(tmp_path, monkeypatch):

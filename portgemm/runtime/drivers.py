@@ -200,6 +200,7 @@ def _write_vendors_dir(icd_lines: dict[str, str]) -> str:
     try:
         folder = _private_folder(Path(_cache_base()), f"icd-vendors-{digest}")
         _fill(folder, icd_lines)
+        _remove_dead_folders(folder)
         return str(folder)
     except OSError:
         pass
@@ -207,6 +208,23 @@ def _write_vendors_dir(icd_lines: dict[str, str]) -> str:
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     _fill(folder, icd_lines)
     return str(folder)
+
+
+def _remove_dead_folders(kept: Path) -> None:
+    """Remove the other vendors folders beside ``kept`` whose every .icd names a library
+    by a full path that no longer exists: a venv since deleted leaves one behind for good
+    (each venv's Intel runtime has its own path, so its own folder). A folder naming a
+    bare soname, or still being filled (no .icd yet), is left alone."""
+    for folder in kept.parent.glob("icd-vendors-*"):
+        if folder == kept or folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            libraries = [icd.read_text().strip() for icd in folder.glob("*.icd")]
+        except OSError:
+            continue
+        if libraries and all(os.path.isabs(lib) and not os.path.exists(lib)
+                             for lib in libraries):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _private_folder(base: Path, name: str) -> Path:
