@@ -292,3 +292,32 @@ def test_stray_icd_in_the_private_folder_is_removed(tmp_path, monkeypatch):
     (tmp_path / os.path.basename(folder) / "stray.icd").write_text("/lib/libstray.so\n")
     assert drivers._write_vendors_dir({"a.icd": "/lib/liba.so"}) == folder
     assert os.listdir(folder) == ["a.icd"]
+
+
+@pytest.mark.parametrize("version, flags, refused", [
+    ("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-znver3", {"avx2", "avx512f"}, True),
+    ("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-znver3", {"avx2"}, False),
+    ("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-skylake-avx512", {"avx512f"}, False),
+    ("OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-znver4", {"avx512f"}, False),
+    ("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-haswell", {"avx512f"}, True),
+    ("OpenCL 3.0 (Build 0)", {"avx512f"}, False),  # not PoCL's form: not told
+])
+def test_a_pocl_compiling_for_an_older_cpu_is_refused(version, flags, refused):
+    """PoCL 3.0's LLVM 14 names a Zen 4 'znver3' (no AVX-512) and aborts in some kernels."""
+    from portgemm.runtime.pocl_target import older_target
+
+    reason = older_target(version, flags)
+    assert bool(reason) == refused
+    if refused:
+        assert "AVX-512" in reason and "device='intel'" in reason
+
+
+def test_a_refused_pocl_raises_a_build_error_before_compiling(monkeypatch):
+    import portgemm
+    from portgemm.runtime import pocl_target
+    from portgemm.runtime.queue import Queue
+
+    device = portgemm.get_devices()[0]
+    monkeypatch.setattr(pocl_target, "refusal", lambda d: "compiles for 'znver3'")
+    with pytest.raises(portgemm.BuildError, match="refused.*znver3"):
+        Queue.for_device(device)._build("__kernel void k(void) {}", ())

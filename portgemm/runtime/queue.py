@@ -24,7 +24,7 @@ import numpy as np
 
 from ..caches import cache_dict
 from ..errors import BuildError
-from . import program_cache
+from . import pocl_target, program_cache
 from . import ptx as ptx_route
 from .device import Device
 from .ndrange import NDRange
@@ -175,6 +175,10 @@ class Queue:
         """From the disk cache when it holds this build, else compiled (and then kept)."""
         import pyopencl as cl
 
+        refused = pocl_target.refusal(self.device)
+        if refused:  # before any build: its compiler could abort the process
+            raise BuildError(f"OpenCL build refused on {self.device.description}",
+                             f"error: {refused}", tuple(options))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cl.CompilerWarning)
             binary = program_cache.load(self.device, source, options)
