@@ -18,6 +18,7 @@ from portgemm.families.tiled import Tiled
 from portgemm.tune import (choose, enumerate_space, estimate, known_params, parse_size, save,
                            save_entries, tolerance, tune)
 from portgemm.tune.__main__ import main as cli_main
+from portgemm.tune.starts import warm_start
 
 TINY = {"tile_y": [1, 2, 4], "tile_x": [1, 2, 4], "wg_y": [4], "wg_x": [8]}
 SIZE = (70, 66, 40)  # not a multiple of any tile: the edges are exercised too
@@ -150,8 +151,36 @@ def test_strategies_and_invalid_points(device):
     warm = {"tile_y": 4, "tile_x": 2, "wg_y": 4, "wg_x": 8}
     for strategy in ("exhaustive", "model"):
         started = tune("tiled", device, [SIZE], space=TINY, strategy=strategy, max_evals=1,
-                       first=[{"tile_y": 99}, warm], reps=1, warmup=0, progress=False)
-        assert [c.params for c in started.ok] == [warm]  # a seed outside the space is ignored
+                       first=[{"wg_y": 4096, "wg_x": 4096}, warm], reps=1, warmup=0, progress=False)
+        assert [c.params for c in started.ok] == [warm]  # a seed that cannot run is ignored
+
+
+def test_a_seed_outside_the_space_is_measured_first(device):
+    outside = {"tile_y": 2, "tile_x": 2, "wg_y": 8, "wg_x": 8}  # wg_y 8: not in TINY
+    started = tune("tiled", device, [SIZE], space=TINY, strategy="random", max_evals=1,
+                   first=[outside], reps=1, warmup=0, progress=False)
+    assert [c.params for c in started.ok] == [outside]
+    refused = tune("tiled", device, [SIZE], space=TINY, strategy="exhaustive", max_evals=1,
+                   restrictions=["wg_y == 4"], first=[outside], reps=1, warmup=0,
+                   progress=False)
+    assert [c.params for c in refused.ok] != [outside]  # the restrictions still hold
+
+
+def test_the_command_line_measures_the_models_choice_first(device, tmp_path, monkeypatch):
+    """A search cut short still saves what auto would have run: the bandwidth model's
+    tile is fitted to C (here 5 x 7, outside tallskinny's space) and is measured first."""
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, "none")  # no earlier entries to start from
+    shape = (5, 7, 3001)
+    model = choose(device, *shape, 4, sources=())
+    assert model.variant == "tallskinny"
+    assert model.params in warm_start(device, get_variant("tallskinny"), [shape])
+    target = tmp_path / "db.json"
+    code = cli_main(["--device", device.filter_string, "--variant", "tallskinny", "--sizes",
+                     "5x7x3001", "--strategy", "random", "--max-evals", "1", "--reps", "1",
+                     "--no-cache", "--no-progress", "--database", str(target)])
+    assert code == 0
+    saved = json.loads(target.read_text())["devices"][0]["entries"]
+    assert [e["params"] for e in saved] == [model.params]
 
 
 def test_space_filters_restrictions_and_device_limits():

@@ -25,8 +25,9 @@ from ..runtime.selectors import select_device
 from .predict import MODELS, PAPER_SIZE, predict_device, predict_named
 from .quick import QUICK_BUDGET_S, QUICK_SIZE, quick_entries, quick_tune
 from .results import parse_size
-from .save import known_params, save_entries
+from .save import save_entries
 from .space import search_space
+from .starts import warm_start
 from .strategies import STRATEGIES
 from .tuner import tune
 
@@ -88,7 +89,8 @@ def build_parser() -> Parser:
                    help="extra restriction over parameter names, e.g. 'tile_x*tile_y<=32'")
     p.add_argument("--no-warm-start", action="store_true",
                    help="do not measure first the tuning database's entries for this device "
-                        "and variant and the variant's defaults")
+                        "and variant, the models' choice for each size and the variant's "
+                        "defaults (they are measured even where the space lacks them)")
     p.add_argument("--cache", default=None, metavar="FILE",
                    help=f"resumable measurement cache (default {default_cache_file()})")
     p.add_argument("--no-cache", action="store_true",
@@ -262,12 +264,7 @@ def main(argv=None) -> int:
                 if budget <= 0:
                     print(f"{variant.name}: budget spent, not tuned")
                     continue
-            first = []
-            if not args.no_warm_start:
-                first = known_params(device, variant.name, itemsize)
-                preset = getattr(variant, "preset", None)  # a per-device-type start (xgemm)
-                first += [preset(device)] if callable(preset) else []
-                first.append(dict(variant.defaults))
+            first = [] if args.no_warm_start else warm_start(device, variant, sizes, itemsize)
             result = tune(variant, device, sizes, space=space, restrictions=args.restrict,
                           strategy=args.strategy, budget_s=budget, max_evals=args.max_evals,
                           reps=args.reps, warmup=args.warmup, dtype=args.dtype,

@@ -90,6 +90,18 @@ def _as_test(spec: RestrictionSpec) -> tuple[Callable[[Mapping[str, Any]], bool]
                     f"string, got {spec!r}")
 
 
+def passes(params: Mapping[str, Any], restrictions: Sequence[RestrictionSpec]) -> bool:
+    """Whether resolved ``params`` meet every extra restriction (one that cannot be
+    evaluated on them rejects them, as in :func:`enumerate_space`)."""
+    for test, _ in map(_as_test, restrictions):
+        try:
+            if not test(params):
+                return False
+        except Exception:
+            return False
+    return True
+
+
 def search_space(variant: Variant, space: Mapping[str, Sequence] | None = None) -> dict[str, list]:
     """The variant's space, or ``space`` checked against the variant's parameter names."""
     chosen = dict(variant.space if space is None else space)

@@ -83,14 +83,20 @@ def get_strategy(name: str):
 def order(points: list[Point], strategy: str, context: SearchContext,
           first: Sequence[Mapping] = ()) -> tuple[Kept, Pruned]:
     """The strategy's order, with the points equal to one of ``first`` (after resolving:
-    a warm start from earlier tunings) moved to the front whatever the strategy."""
-    wanted = set()
+    a warm start from earlier tunings) moved to the front in ``first``'s order, whatever
+    the strategy."""
+    wanted = {}
     for params in first:
         try:
-            wanted.add(tuple(sorted(context.variant.resolve(params).items())))
+            wanted.setdefault(tuple(sorted(context.variant.resolve(params).items())),
+                              len(wanted))
         except ParameterError:
             continue
-    front = [p for p in points if tuple(sorted(p.params.items())) in wanted]
-    rest = [p for p in points if tuple(sorted(p.params.items())) not in wanted]
+
+    def rank(point: Point) -> int | None:
+        return wanted.get(tuple(sorted(point.params.items())))
+
+    front = sorted((p for p in points if rank(p) is not None), key=rank)
+    rest = [p for p in points if rank(p) is None]
     kept, pruned = get_strategy(strategy)(rest, context)
     return [(p, None) for p in front] + kept, pruned

@@ -31,7 +31,7 @@ from ..runtime.selectors import DeviceSpec, select_device
 from .cache import MeasurementCache, cache_key, device_key, source_hash
 from .measure import Workload, measure
 from .results import Candidate, Record, Size, TuneResult, parse_size
-from .space import Point, RestrictionSpec, enumerate_space, search_space, space_size
+from .space import Point, RestrictionSpec, enumerate_space, passes, search_space, space_size
 from .strategies import SearchContext, get_strategy, order
 
 MAX_INVALID_KEPT = 5000  # invalid candidates kept as records; all are counted by reason
@@ -63,9 +63,10 @@ def tune(variant: str | Variant, device: DeviceSpec | Device = None, sizes=(512,
       median of the timed runs' event times.
     cache_file: a JSON-lines file; candidates already in it are not measured again, new
       measurements are appended as they finish.
-    first: parameter sets measured before all others when they are valid points of the
-      space (a warm start: the winners of earlier tunings, say); the CLI passes the
-      tuning database's entries for this device and variant.
+    first: parameter sets measured before all others when they run on the device and
+      meet ``restrictions``, in the space or not (a warm start: the winners of earlier
+      tunings, the models' choice, which need not be one of the space's values); the
+      CLI passes :func:`portgemm.tune.starts.warm_start`'s.
     verify: compare every run with a float64 reference; a relative Frobenius error
       beyond :func:`portgemm.verify.tolerance` (16 eps sqrt(K); a correct float32 kernel
       measures about 0.15 eps sqrt(K)) is "wrong" and never chosen. verify=False still
@@ -90,6 +91,7 @@ def tune(variant: str | Variant, device: DeviceSpec | Device = None, sizes=(512,
     total = space_size(chosen_space)
     valid, invalid, invalid_reasons = _points(impl, chosen, dtype.itemsize, chosen_space,
                                               restrictions, progress)
+    valid += _seeds_outside(impl, chosen, dtype.itemsize, first, valid, restrictions)
     context = SearchContext(impl, chosen, shapes, dtype.itemsize, seed, fraction)
     ordered, pruned = order(valid, strategy, context, first)
     skipped = [Candidate(p.params, "skipped", message=why, predicted=cost)
@@ -162,6 +164,24 @@ def _points(variant: Variant, device: Device, itemsize: int, space: Mapping,
     if bar is not None:
         bar.close()
     return valid, invalid, reasons
+
+
+def _seeds_outside(variant: Variant, device: Device, itemsize: int, seeds: Sequence[Mapping],
+                   valid: list[Point], restrictions: Sequence[RestrictionSpec]) -> list[Point]:
+    """Points for the seeds that run on the device and meet the restrictions but are not
+    among the space's valid points: a warm start is measured wherever the space lies."""
+    known = {tuple(sorted(p.params.items())) for p in valid}
+    extra = []
+    for seed in seeds:
+        try:
+            params = variant.check(seed, device, itemsize)
+        except ParameterError:
+            continue
+        identity = tuple(sorted(params.items()))
+        if identity not in known and passes(params, restrictions):
+            known.add(identity)
+            extra.append(Point(params))
+    return extra
 
 
 class _Run:
