@@ -90,16 +90,27 @@ def _as_test(spec: RestrictionSpec) -> tuple[Callable[[Mapping[str, Any]], bool]
                     f"string, got {spec!r}")
 
 
-def passes(params: Mapping[str, Any], restrictions: Sequence[RestrictionSpec]) -> bool:
-    """Whether resolved ``params`` meet every extra restriction (one that cannot be
-    evaluated on them rejects them, as in :func:`enumerate_space`)."""
-    for test, _ in map(_as_test, restrictions):
+def identity(params: Mapping[str, Any]) -> tuple:
+    """Resolved parameters as a hashable key: equal sets, equal keys."""
+    return tuple(sorted(params.items()))
+
+
+def _broken(params: Mapping[str, Any], tests) -> str:
+    """The message of the first (test, message) that ``params`` fail, '' if none; a test
+    that cannot be evaluated on them fails."""
+    for test, message in tests:
         try:
             if not test(params):
-                return False
-        except Exception:
-            return False
-    return True
+                return message
+        except Exception as exc:
+            return f"{message} ({type(exc).__name__}: {exc})"
+    return ""
+
+
+def passes(params: Mapping[str, Any], restrictions: Sequence[RestrictionSpec]) -> bool:
+    """Whether resolved ``params`` meet every extra restriction (as in
+    :func:`enumerate_space`)."""
+    return not _broken(params, map(_as_test, restrictions))
 
 
 def search_space(variant: Variant, space: Mapping[str, Sequence] | None = None) -> dict[str, list]:
@@ -157,17 +168,12 @@ def enumerate_space(variant: Variant, device: Device, itemsize: int = 4,
             params = variant.resolve(raw)
         except ParameterError as exc:
             return Point({**variant.defaults, **raw}, str(exc))
-        identity = tuple(sorted(params.items()))
-        if identity in seen:
+        if identity(params) in seen:
             return None
-        seen.add(identity)
-        for test, message in extra:
-            try:
-                ok = test(params)
-            except Exception as exc:  # a restriction that cannot be evaluated rejects
-                ok, message = False, f"{message} ({type(exc).__name__}: {exc})"
-            if not ok:
-                return Point(params, message)
+        seen.add(identity(params))
+        broken = _broken(params, extra)
+        if broken:
+            return Point(params, broken)
         return Point(params, "; ".join(variant.problems(params, device, itemsize)))
 
     def walk(depth, assigned, open_checks):

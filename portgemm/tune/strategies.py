@@ -20,7 +20,7 @@ from ..errors import ParameterError
 from ..families.base import Variant
 from ..runtime.device import Device
 from .model import predicted_cost
-from .space import Point
+from .space import Point, identity
 
 Kept = list[tuple[Point, float | None]]
 Pruned = list[tuple[Point, float, str]]
@@ -88,13 +88,12 @@ def order(points: list[Point], strategy: str, context: SearchContext,
     wanted = {}
     for params in first:
         try:
-            wanted.setdefault(tuple(sorted(context.variant.resolve(params).items())),
-                              len(wanted))
+            wanted.setdefault(identity(context.variant.resolve(params)), len(wanted))
         except ParameterError:
             continue
 
     def rank(point: Point) -> int | None:
-        return wanted.get(tuple(sorted(point.params.items())))
+        return wanted.get(identity(point.params))
 
     front = sorted((p for p in points if rank(p) is not None), key=rank)
     rest = [p for p in points if rank(p) is None]

@@ -31,7 +31,8 @@ from ..runtime.selectors import DeviceSpec, select_device
 from .cache import MeasurementCache, cache_key, device_key, source_hash
 from .measure import Workload, measure
 from .results import Candidate, Record, Size, TuneResult, parse_size
-from .space import Point, RestrictionSpec, enumerate_space, passes, search_space, space_size
+from .space import (Point, RestrictionSpec, enumerate_space, identity, passes, search_space,
+                    space_size)
 from .strategies import SearchContext, get_strategy, order
 
 MAX_INVALID_KEPT = 5000  # invalid candidates kept as records; all are counted by reason
@@ -170,16 +171,15 @@ def _seeds_outside(variant: Variant, device: Device, itemsize: int, seeds: Seque
                    valid: list[Point], restrictions: Sequence[RestrictionSpec]) -> list[Point]:
     """Points for the seeds that run on the device and meet the restrictions but are not
     among the space's valid points: a warm start is measured wherever the space lies."""
-    known = {tuple(sorted(p.params.items())) for p in valid}
+    known = {identity(p.params) for p in valid}
     extra = []
     for seed in seeds:
         try:
             params = variant.check(seed, device, itemsize)
         except ParameterError:
             continue
-        identity = tuple(sorted(params.items()))
-        if identity not in known and passes(params, restrictions):
-            known.add(identity)
+        if identity(params) not in known and passes(params, restrictions):
+            known.add(identity(params))
             extra.append(Point(params))
     return extra
 
