@@ -365,6 +365,47 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert choose(cpu, 4096, 20, 4096, sources=[]).variant != "tallskinny"
 
 
+def test_cpu_groups_keep_the_shared_slices_in_cache(monkeypatch):
+    """Where several tiles read the same parts of A and B and those exceed half a core's
+    cache, K is cut into the fewest power-of-two ranges whose parts fit it; where only a
+    little is shared, one group a tile stays."""
+    from portgemm.auto import traits as known
+
+    monkeypatch.setattr(known, "host_l2", lambda: 0)  # the driver's report, not this host's
+    cpu = gpu(type="cpu", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
+              name="Xeon of a 2 MB L2", handle=None, compute_units=2, native_vector_width=16,
+              global_mem_cache_size=2 << 20)
+
+    def groups(device, m, n, k):
+        return tallskinny_params(device, m, n, k)[0]["GS"]
+    # tiles of 8 x 16, A and B both read by several tiles: 16 MB in ranges of 1 MB
+    assert groups(cpu, 128, 128, 16384) == 16 and groups(cpu, 64, 64, 65536) == 32
+    assert "K in 16 ranges" in tallskinny_params(cpu, 128, 128, 16384)[1]
+    assert groups(cpu, 80, 80, 10000) == 8  # 6.4 MB: up to a power of two
+    # a C of one tile across: only B's 32 KB is read again, by every tile of rows
+    assert groups(cpu, 1000, 8, 1000) == 1
+    halved = replace(cpu, name="Xeon of a 1 MB L2", global_mem_cache_size=1 << 20)
+    assert groups(halved, 128, 128, 16384) == 32
+    unknown = replace(cpu, name="a CPU that keeps its cache to itself", global_mem_cache_size=0)
+    assert groups(unknown, 128, 128, 16384) == 32 and "(assumed)" in tallskinny_params(
+        unknown, 128, 128, 16384)[1]
+    # more groups where the cores want them: 128 MB of A and B, 32 tiles
+    assert groups(cpu, 64, 64, 1 << 18) == 128
+
+
+def test_host_l2_reads_the_second_level(tmp_path):
+    from portgemm.auto.traits import host_l2
+
+    for index, (level, size) in enumerate([("1", "48K"), ("1", "64K"), ("2", "2048K"),
+                                           ("3", "491520K")]):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(level + "\n")
+        (folder / "size").write_text(size + "\n")
+    assert host_l2(str(tmp_path)) == 2 << 20
+    assert host_l2(str(tmp_path / "absent")) == 0
+
+
 def test_ticket_counters_are_left_zero(device):
     """FUSE=1 lends the queue's counters to the kernel, which must hand them back zero:
     later calls (other shapes, other group counts) then sum the right slices."""

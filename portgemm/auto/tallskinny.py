@@ -56,7 +56,13 @@ ONE_CORE_BYTES, or at most ONE_GROUP_BYTES and C has a tile a core: that launch 
 fastest point or within 1.03x at twelve such shapes, 1.14-1.35x at three (32 x 32 x
 65536 the worst), and 1.4-3.5x slower at 128-270 MB of long runs; on PoCL 5's 16 cores
 the fastest within 1 MB, 1.26x slower at 2 MB (bench/results/2026-11-23-cpu-zen5-one-
-group). Otherwise
+group). But where several tiles read the same parts of A and B (C has several tiles
+across, or down) and those parts exceed half a core's L2 (CACHE_SHARE), K is cut into as
+many ranges as bring a range's parts within it (cache_ranges), at least: on the Xeon of
+model 167 (2 MB L2) one group a tile ran ten shapes of 32^2 to 256^2 at K = 5000-100000
+on Intel's runtime 1.7-3.5x slower than the fastest of GS = 1-128, and that count of
+ranges came within 1.03x of it at each; 128^2 x 16384 on PoCL 3 2.0x slower
+(bench/results/2026-11-24-cpu-xeon-scan). Otherwise
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
 Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
@@ -112,6 +118,8 @@ WIDE_READS = {"rows": f"B read along its rows: tiles of at most {WIDE_TILE_ROWS}
 WIDE_ITEMS_PER_CORE = 16  # ROWVEC, rows of several vectors: work-items a core at least ...
 WIDE_RUN = 512            # ... and steps of K a work-item walks at most
 BAND_BYTES = 1 << 20  # ROWVEC: B's rows the groups running side by side share
+CACHE_SHARE = 2       # ROWVEC: a range of K's re-read slices fill at most 1/2 of the cache
+DEFAULT_CACHE = 1 << 20  # ... where the driver does not report the cache
 WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K / 32 M)
 
 
@@ -198,25 +206,51 @@ def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
     a run of at most WIDE_RUN steps."""
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     read = (m + n) * k * itemsize
-    if read <= ONE_CORE_BYTES or (tiles >= known.compute_units and read <= ONE_GROUP_BYTES):
+    ranges, cached = cache_ranges(known, m, n, k, tile, itemsize)
+    if read <= ONE_CORE_BYTES or (tiles >= known.compute_units and read <= ONE_GROUP_BYTES
+                                  and ranges == 1):
         return 1, ("one group a tile, no second launch: A and B within "
                    + (f"{ONE_CORE_BYTES >> 20} MB" if read <= ONE_CORE_BYTES else
                       f"{ONE_GROUP_BYTES >> 20} MB and {tiles} tiles for "
-                      f"{known.compute_units} cores"))
+                      f"{known.compute_units} cores" + cached))
+    if tiles >= known.compute_units and read <= ONE_GROUP_BYTES:
+        return (min(ranges, k // MIN_TERMS),
+                f"{tiles} tiles for {known.compute_units} cores{cached}; each work-item "
+                f"sums at least {MIN_TERMS} terms")
     if tile[1] > ROW_VECTOR:
         wanted = ceil(known.compute_units * WIDE_ITEMS_PER_CORE / tiles)
         runs = ceil(k / WIDE_RUN)
-        groups = max(1, min(max(wanted, runs), k // MIN_TERMS))
+        groups = max(1, min(max(wanted, runs, ranges), k // MIN_TERMS))
         why = (f"{WIDE_ITEMS_PER_CORE} work-items a core over {tiles} "
                f"tile{'s' if tiles > 1 else ''}, runs of at most {WIDE_RUN} steps")
     else:
         wanted = ceil(known.compute_units * ROW_ITEMS_PER_CORE / tiles)
         band = min(ceil(k * n * itemsize / BAND_BYTES), k // (WORKSPACE_SHARE * m))
-        groups = max(1, min(max(wanted, band), k // MIN_TERMS))
+        groups = max(1, min(max(wanted, band, ranges), k // MIN_TERMS))
         why = (f"{ROW_ITEMS_PER_CORE} work-items a core over {tiles} "
                f"tile{'s' if tiles > 1 else ''}"
                + (f", bands of B of {BAND_BYTES >> 20} MB" if groups == band > 1 else ""))
-    return groups, why + f"; each work-item sums at least {MIN_TERMS} terms"
+    return groups, why + (cached if groups == ranges > 1 else "") + (
+        f"; each work-item sums at least {MIN_TERMS} terms")
+
+
+def cache_ranges(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
+                 itemsize: int = 4) -> tuple[int, str]:
+    """(ranges, why): the fewest ranges of K, a power of two, in which the slices of A
+    and B that several tiles read (A's where C has several tiles across, B's where it
+    has several down) fill at most 1/CACHE_SHARE of the cache a core reads through (its
+    L2: :func:`~portgemm.auto.traits.host_l2`, else the driver's report). The groups
+    of one range are numbered consecutively and so run on one core in turn: every tile
+    after the first reads the range's slices from that cache."""
+    shared = (m * (n > tile[1]) + n * (m > tile[0])) * k * itemsize
+    cache = known.cache or DEFAULT_CACHE
+    ranges = 1 << max(0, ceil(log2(max(1.0, shared * CACHE_SHARE / cache))))
+    where = (f"within 1/{CACHE_SHARE} of the {cache >> 10} KB cache"
+             f"{'' if known.cache else ' (assumed)'}")
+    why = (f"; K in {ranges} ranges, the slices of A and B several tiles read "
+           f"{shared / ranges / 2**10:.0f} KB a range, {where}" if ranges > 1 else
+           f"; the parts of A and B several tiles read, {shared / 2**10:.0f} KB, {where}")
+    return ranges, why if shared else ""
 
 
 def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int = 1) -> int:

@@ -10,6 +10,7 @@ one work-group per compute unit at a time, its work-items along the SIMD lanes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..caches import memoize
 from ..runtime.device import Device
@@ -35,6 +36,7 @@ class Traits:
     max_group: int     # the largest work-group, capped at 1024
     registers: int = 0     # 32-bit registers of one compute unit (0: unknown)
     local_per_unit: int = 0  # local memory one compute unit shares among its groups
+    cache: int = 0   # bytes of the cache a compute unit reads through (a CPU: the L2)
 
     @property
     def slots(self) -> int:
@@ -75,7 +77,22 @@ def _traits(device: Device, capability: tuple[int, int] | None) -> Traits:
         simd = _attribute(device, "wavefront_width_amd") or 32
         return Traits(units, simd, 2 * max_group, 2 * simd, max_group, 0, device.local_mem_size)
     simd = max(1, device.native_vector_width)
-    return Traits(units, simd, max_group, simd, max_group, 0, device.local_mem_size)
+    return Traits(units, simd, max_group, simd, max_group, 0, device.local_mem_size,
+                  host_l2() or device.global_mem_cache_size)
+
+
+def host_l2(root: str = "/sys/devices/system/cpu/cpu0/cache") -> int:
+    """Bytes of the first core's L2 as Linux reports it, 0 where it cannot be told. A CPU
+    device's own report may be another level: Intel's runtime gives the L2, PoCL the L3
+    (480 MB on a Xeon of 2 cores here)."""
+    for index in sorted(Path(root).glob("index*")):
+        try:
+            if (index / "level").read_text().strip() == "2":
+                size = (index / "size").read_text().strip().upper()
+                return int(size.rstrip("KMG")) << {"K": 10, "M": 20, "G": 30}.get(size[-1], 0)
+        except (OSError, ValueError):
+            continue
+    return 0
 
 
 def _attribute(device: Device, name: str):

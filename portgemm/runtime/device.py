@@ -36,6 +36,7 @@ class Device:
     extensions: tuple[str, ...] = field(default=(), hash=False)
     max_clock_mhz: int = 0          # 0 where the driver does not say
     native_vector_width: int = 1    # floats a SIMD instruction holds, as the driver reports
+    global_mem_cache_size: int = 0  # bytes; 0 where the driver does not say
     handle: Any = field(default=None, compare=False, repr=False)  # pyopencl.Device
 
     @property
@@ -147,5 +148,6 @@ def _describe(d, platform, kind: str, index: int) -> Device:
         extensions=tuple(sorted(d.extensions.split())),
         max_clock_mhz=int(d.max_clock_frequency or 0),
         native_vector_width=int(d.native_vector_width_float or 1),
+        global_mem_cache_size=int(d.global_mem_cache_size or 0),
         handle=d,
     )

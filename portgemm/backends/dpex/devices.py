@@ -71,6 +71,7 @@ def describe(sycl_device) -> Device:
         driver_version=sycl_device.driver_version.strip(),
         opencl_version="",
         platform_version=platform.version.strip(),
+        global_mem_cache_size=int(getattr(sycl_device, "global_mem_cache_size", 0) or 0),
         backend=backend,
         handle=sycl_device,
     )
