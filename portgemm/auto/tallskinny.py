@@ -59,10 +59,11 @@ the fastest within 1 MB, 1.26x slower at 2 MB (bench/results/2026-11-23-cpu-zen5
 group). But where several tiles read the same parts of A and B (C has several tiles
 across, or down) and those parts exceed half a core's L2 (CACHE_SHARE), K is cut into as
 many ranges as bring a range's parts within it (cache_ranges), at least: on the Xeon of
-model 167 (2 MB L2) one group a tile ran ten shapes of 32^2 to 256^2 at K = 5000-100000
-on Intel's runtime 1.7-3.5x slower than the fastest of GS = 1-128, and that count of
-ranges came within 1.03x of it at each; 128^2 x 16384 on PoCL 3 2.0x slower
-(bench/results/2026-11-24-cpu-xeon-scan). Otherwise
+model 167 (2 MB L2) one group a tile ran twelve shapes of 16 x 128 to 256^2 at K =
+5000-100000 on Intel's runtime 1.7-5.6x slower than the fastest of GS = 1-128 in two
+sweeps, and that count of ranges came within 1.05x of it at 8 and 9 of the 12 (the
+worst 1.9x and 1.6x, at shapes that came within 1.03x in the other sweep and in a third);
+128^2 x 16384 on PoCL 3 2.0x slower (bench/results/2026-11-24-cpu-xeon-scan). Otherwise
 ROW_ITEMS_PER_CORE work-items a core over all the tiles, summed by the tree and a second
 launch (the Intel runtime ran 3 x 3 x 2^23 2.3x slower with the ticket counter). On the
 Zen 5 every count from 2 to 8192 groups ran 3 x 3 x 2^23 and 8 x 8 x 2^22 within 1.2x of
