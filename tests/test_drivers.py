@@ -79,7 +79,8 @@ def fake_cl_device(name="NVIDIA H200"):
         max_compute_units=132, max_work_group_size=1024, max_work_item_sizes=[1024] * 3,
         local_mem_size=49152, global_mem_size=2**37, max_mem_alloc_size=2**35,
         double_fp_config=1, extensions="cl_khr_fp64", driver_version="580.159.04",
-        version="OpenCL 3.0 CUDA", max_clock_frequency=1980, native_vector_width_float=1)
+        version="OpenCL 3.0 CUDA", max_clock_frequency=1980, native_vector_width_float=1,
+        global_mem_cache_size=0)
 
 
 def fake_platform(devices):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from math import ceil
+from math import ceil, log2
 
 import numpy as np
 import pytest
@@ -12,8 +12,10 @@ import portgemm
 from portgemm.auto import choose
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import SKINNY_LIMITS, class_order, classify
-from portgemm.auto.tallskinny import (ROW_ITEMS_PER_CORE, WIDE_ITEMS_PER_CORE, WIDE_RUN,
+from portgemm.auto.tallskinny import (CACHE_SHARE, DEFAULT_CACHE, ROW_ITEMS_PER_CORE,
+                                      WIDE_ITEMS_PER_CORE, WIDE_RUN, cache_ranges,
                                       tallskinny_params)
+from portgemm.auto.traits import traits
 from portgemm.auto.wide import MAX_TERMS, wide_params
 from portgemm.families import get_variant
 
@@ -169,9 +171,13 @@ def test_skinny_routes_on_a_cpu(device):
     assert (column["tile_y"], column["tile_x"], column["GS"]) == (8, 1, 1)
     # the tall-skinny class: tiles of at most 8 rows, each row one vector (ROWVEC), in
     # groups of one work-item: 64 a core over the two tiles, or as many as share bands
-    # of 1 MB of B's rows (2^22 x 9 floats: 144)
+    # of 1 MB of B's rows (2^22 x 9 floats: 144), or as many ranges of K as bring B's
+    # slice, which both tiles read, within half the core's L2 (256 where it is 2 MB)
     tall, _ = tallskinny_params(device, 9, 9, 1 << 22)
-    groups = max(ceil(device.compute_units * ROW_ITEMS_PER_CORE / 2), 144)
+    ranges, _ = cache_ranges(traits(device), 9, 9, 1 << 22, (8, 9))
+    assert ranges == 1 << ceil(log2(9 * (1 << 22) * 4 * CACHE_SHARE / (traits(device).cache
+                                                                       or DEFAULT_CACHE)))
+    groups = max(ceil(device.compute_units * ROW_ITEMS_PER_CORE / 2), 144, ranges)
     assert (tall["tile_y"], tall["tile_x"], tall["GS"], tall["ROWVEC"]) == (8, 9, groups, 1)
     narrow = wide_params(device, 3, 5000, 100)[0]
     assert narrow["KSPLIT"] == 1 and narrow["tile_y"] == 3

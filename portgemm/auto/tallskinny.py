@@ -215,7 +215,7 @@ def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
                       f"{ONE_GROUP_BYTES >> 20} MB and {tiles} tiles for "
                       f"{known.compute_units} cores" + cached))
     if tiles >= known.compute_units and read <= ONE_GROUP_BYTES:
-        return (min(ranges, k // MIN_TERMS),
+        return (max(1, min(ranges, k // MIN_TERMS)),
                 f"{tiles} tiles for {known.compute_units} cores{cached}; each work-item "
                 f"sums at least {MIN_TERMS} terms")
     if tile[1] > ROW_VECTOR:
