@@ -635,6 +635,35 @@ def test_a_cpu_takes_an_odd_grid_and_keeps_every_slot_busy():
     assert all(gs % 2 == 0 for gs, _ in phvm.configurations(phvm.NAMED["rtx2080ti"]))
 
 
+def test_a_cpu_gives_each_work_item_a_run_of_k_instead_of_filling_slots():
+    """Where the probe measured a run (a CPU), the grid is the fewest work-items that give
+    each a run of at most that many steps of K, GS odd, BS as (3)-(4) allow; without K,
+    and on the paper's devices, (2)'s grid."""
+    cpu = replace(phvm.NAMED["a100-pcie-40gb"], sm_num=2, sms=1024, ws=16, cores=32,
+                  odd_grid=True, run=16)
+    k = 3_000_000
+    found = phvm.configurations(cpu, k)
+    assert [bs for _, bs in found] == [16, 32, 64, 128, 256, 512, 1024]
+    for gs, bs in found:
+        assert gs % 2 == 1 and gs * bs >= k / 16 > (gs - 2) * bs
+    assert (11719, 16) in found and (185, 1024) in found
+    assert phvm.optimum(cpu, 5, 5, k)[:2] in found
+    assert phvm.configurations(cpu) == phvm.configurations(replace(cpu, run=0), k)
+    assert phvm.configurations(cpu, 100) == [(1, bs) for _, bs in found]  # K shorter than a run
+    for name in phvm.NAMED:
+        assert phvm.configurations(phvm.NAMED[name], k) == phvm.configurations(phvm.NAMED[name])
+
+
+def test_the_longest_run_within_the_slack_of_the_fastest():
+    from portgemm.runtime.probe import RUN_SLACK, longest_fast_run
+
+    assert RUN_SLACK < 1.2
+    # the Xeon of model 167's walk (ms): 24 steps already 1.36x the fastest
+    assert longest_fast_run({8: 4.27, 12: 3.65, 16: 3.10, 24: 4.21, 32: 8.11, 64: 6.92}) == 16
+    assert longest_fast_run({8: 3.46, 12: 2.99, 16: 2.95, 24: 3.12, 32: 8.77}) == 24
+    assert longest_fast_run({8: 9.0, 128: 3.0}) == 128
+
+
 def test_the_sweep_grid_has_odd_neighbours_where_asked(any_device):
     from portgemm.tune.sweep import grid
 
@@ -761,8 +790,14 @@ def test_probe_measures_and_keeps(any_device, tmp_path, monkeypatch):
     assert probing.probe(any_device) == measured  # from the file, not measured again
     constants = phvm.constants_for(any_device)
     assert constants.g == measured.global_ns and constants.unit == "ns"
-    assert phvm.optimum(constants, 5, 5, 1 << 20)[:2] in phvm.configurations(constants)
+    assert phvm.optimum(constants, 5, 5, 1 << 20)[:2] in phvm.configurations(constants, 1 << 20)
     assert constants.odd_grid == (any_device.type == "cpu")
+    # a CPU's walk found a run among those it tried, and the model's grid gives it
+    assert (measured.run_steps in probing.WALK_RUNS) == (any_device.type == "cpu")
+    assert constants.run == measured.run_steps
+    if constants.run:
+        gs, bs, _ = phvm.optimum(constants, 5, 5, 1 << 20)
+        assert gs * bs >= (1 << 20) / constants.run > (gs - 2) * bs
 
 
 def test_probe_measures_again_what_an_older_probe_kept(any_device, tmp_path, monkeypatch):

@@ -27,14 +27,32 @@ A100-PCIE-40GB: GS=864, BS=256), which tests/test_phvm_model.py checks:
   typeset (applying it to the whole of t_prep gives the same optima; applying it to the
   load term alone, or not at all, does not).
 
-On a CPU one reading is ours, not the paper's: GS is made odd (GS + 1 where (2) gives an
-even count, so every slot stays busy). A work-item's loads run one after another on one
-core, GS * BS elements apart; where that stride is a power of two of 4 KB or more, every
-load of a work-item falls in the same few sets of the core's L1 cache, and the paper's
-kernel ran 3-4 times slower for it (the model's own 128 x 16 on a Zen 5: 290 ms at
-5 x 5 x 3e6, against 67-98 ms at odd GS from 125 to 141; its Algorithm 1 as written,
-``bench/results/2026-11-23-cpu-zen5-phvm-stride/``). A GPU's warp reads a whole
-stride's span at once, and the H200's sweep found no such penalty.
+On a CPU two readings are ours, not the paper's.
+
+* GS is made odd (GS + 1 where it would be even). A work-item's loads run one after
+  another on one core, GS * BS elements apart; where that stride is a power of two of
+  4 KB or more, every load of a work-item falls in the same few sets of the core's L1
+  cache, and the paper's kernel ran 3-4 times slower for it (the model's own 128 x 16 on
+  a Zen 5: 290 ms at 5 x 5 x 3e6, against 67-98 ms at odd GS from 125 to 141; its
+  Algorithm 1 as written, ``bench/results/2026-11-23-cpu-zen5-phvm-stride/``). A GPU's
+  warp reads a whole stride's span at once, and the H200's sweep found no such penalty.
+* Constraint (2) gives way to a run of K. A CPU has no count of resident threads: its
+  cores run the groups one after another, and what keeps its memory busy is that each
+  work-item's run of K is short. Each step of a run reads another page of A and of B;
+  the next work-item reads the next values of the same pages, fast while their
+  translations are still in the core's TLB. So the grid is the one that gives every
+  work-item a run of ``run`` steps (GS * BS = K / run), where ``run`` is the longest
+  run the probe's grid-stride walk took at full speed (``run_steps``,
+  :mod:`portgemm.runtime.probe`), and (9)-(10) choose BS along that line as they do
+  along (2)'s. On the Xeon of model 167 (run 16) the paper's Algorithm 1 as written took
+  426 ms at 5 x 5 x 3e6 on (2)'s grid (129 x 16, 1453 steps a work-item), 8.7x the
+  fastest of the points timed beside it, and 52 ms on this one (11719 x 16), 1.06x; in
+  the whole GS x BS sweep 1.18x its fastest; at 5 x 5 x 3e7 5196 ms at 1829 steps,
+  758 ms at 16 (1.05x); the single launch 12.4x before, 1.20x now
+  (``bench/results/2026-11-25-cpu-xeon-phvm-runs``). Runs of 46 steps or more ran
+  1.4-2.6x slower than the fastest, of 3-6 steps 1.3-2.7x (the groups' sums); along
+  the line the BS (10) picks, the smallest, was not the fastest (1.11-1.23x, noise of
+  about 10% between runs on that VM).
 
 The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
 :func:`constants_for` measures a device in nanoseconds (:mod:`portgemm.runtime.probe`);
@@ -67,6 +85,7 @@ class PhvmConstants:
     unit: str = "cycles"
     max_bs: int = 1024  # the largest work-group the device runs
     odd_grid: bool = False  # GS made odd: a CPU, where a power-of-two stride aliases
+    run: int = 0  # a CPU: steps of K a work-item runs (the grid is K / run); 0: (2)'s grid
 
 
 # Tables 3 and 4 of the paper (latencies in clock cycles; u_SM from Nsight Compute).
@@ -101,20 +120,22 @@ def cost(c: PhvmConstants, m: int, n: int, k: int, gs: int, bs: int) -> float:
     return m * n * t_element(c, k, gs, bs)
 
 
-def configurations(c: PhvmConstants) -> list[tuple[int, int]]:
+def configurations(c: PhvmConstants, k: int | None = None) -> list[tuple[int, int]]:
     """(GS, BS) pairs allowed by (2)-(4): every thread slot busy, BS = k1 WS, SMS = k2 BS
-    (with ``odd_grid``, GS rounded up to an odd count)."""
+    (with ``odd_grid``, GS rounded up to an odd count). Where ``c.run`` is set (a CPU)
+    and ``k`` given, GS x BS is instead at least K / run, BS as (3)-(4) allow."""
     found = []
     for bs in range(c.ws, min(c.sms, c.max_bs) + 1, c.ws):
         if c.sms % bs == 0 and (c.sms * c.sm_num) % bs == 0:
-            gs = c.sms * c.sm_num // bs
+            gs = (max(1, math.ceil(k / (c.run * bs))) if c.run and k else
+                  c.sms * c.sm_num // bs)
             found.append((gs + 1 if c.odd_grid and gs % 2 == 0 else gs, bs))
     return found
 
 
 def optimum(c: PhvmConstants, m: int, n: int, k: int) -> tuple[int, int, float]:
     """(GS, BS, cost) of the cheapest allowed configuration."""
-    return min(((gs, bs, cost(c, m, n, k, gs, bs)) for gs, bs in configurations(c)),
+    return min(((gs, bs, cost(c, m, n, k, gs, bs)) for gs, bs in configurations(c, k)),
                key=lambda found: found[2])
 
 
@@ -134,7 +155,8 @@ def constants_for(device: Device, *, u_sm: float = DEFAULT_U_SM,
     return PhvmConstants(device.name, known.compute_units, known.resident, known.simd,
                          known.compute_units * known.lanes, measured.add_ns,
                          measured.mul_ns, measured.global_ns, measured.local_ns, u_sm,
-                         unit="ns", max_bs=known.max_group, odd_grid=strides_alias(device))
+                         unit="ns", max_bs=known.max_group, odd_grid=strides_alias(device),
+                         run=measured.run_steps)
 
 
 def strides_alias(device: Device) -> bool:

@@ -204,10 +204,10 @@ def _paper_optima_text() -> str:
 
 def family_points(mode: Mode, device: Any) -> list[Point]:
     c, ms = _constants(device)
-    configs = sorted(paper.configurations(c), key=lambda cell: cell[1])  # BS ascending
     points = []
     for name, size in pick(mode, full=TABLE2, quick=TABLE2, tiny=TABLE2[:1]):
         size, divisor = scaled(size, device, mode)
+        configs = sorted(paper.configurations(c, size[2]), key=lambda cell: cell[1])  # BS up
         best = paper.optimum(c, *size)[:2]
         chosen = configs if mode.name != "tiny" else [best, configs[-1]]
         points += [_model_point("PHVM", f"{gs}×{bs}", size, gs, bs, _label(name, divisor),
@@ -231,7 +231,8 @@ FAMILY = Experiment(
 One panel per pair of the paper's Table 2. The configurations are those the paper's
 model allows on this device (its equations 2-4: GS x BS = SMS x SM_NUM, every thread
 slot busy; BS a multiple of the SIMD width WS that divides SMS; here also within the
-device's work-group limit; on a CPU GS rounded up to an odd count, as
+device's work-group limit; on a CPU GS x BS = K / run instead, a run of K a work-item
+that the probe measured, and GS rounded up to an odd count, as
 `portgemm/auto/phvm.py` explains), with SM_NUM, SMS and WS from the device
 (`portgemm/auto/traits.py`). The solid curve is `phvm`'s kernel time at each; the dotted
 one the model's time (equations 1 and 6-11, read as `portgemm/auto/phvm.py` explains,
@@ -252,7 +253,7 @@ and gives the constants.
 
 # --- beyond the paper: the whole GS x BS grid at MTX1 --------------------------------
 
-LINE = "on the model's line (GS x BS = SMS x SM_NUM)"
+LINE = "on the model's line (GS x BS = SMS x SM_NUM; on a CPU K / run)"
 
 
 def grid_points(mode: Mode, device: Any) -> list[Point]:
@@ -264,7 +265,7 @@ def grid_points(mode: Mode, device: Any) -> list[Point]:
     best = paper.optimum(c, *size)[:2]
     known = traits(device) if device is not None else None
     simd = known.simd if known else c.ws
-    line = set(paper.configurations(c))
+    line = set(paper.configurations(c, size[2]))
     # the tuner's grid and its rule (portgemm/tune/predict.py): configurations with fewer
     # work-items than a sixteenth of what the device holds only show it idle, at seconds
     # a point (M*N passes over K); where a power-of-two stride aliases (a CPU), each GS's
@@ -310,8 +311,8 @@ each one's odd neighbour GS + 1 as well, since the model's GS is odd there; none
 fewer work-items GS x BS than a sixteenth of the device's thread slots; --quick keeps
 every other power of two of each: GS 1, 4, 16, ... (on a CPU also 5, 17, 65, ...),
 BS = SIMD width x 1, 4, 16, ...),
-and the configurations the model allows (GS x BS = SMS x SM_NUM, those of
-001-model-sweep), drawn as one curve: the model's line through the grid. The rest is one
+and the configurations the model allows (GS x BS = SMS x SM_NUM, on a CPU K / run: those
+of 001-model-sweep), drawn as one curve: the model's line through the grid. The rest is one
 curve per BS over GS. Dotted: the model's time for the same configurations, fitted onto
 the panel with one factor. The star is the model's optimum (over the configurations it
 allows), the diamond the fastest configuration measured: whether the two meet is the

@@ -54,11 +54,13 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         if model == "phvm":
             constants = paper.constants_for(device, u_sm=paper.DEFAULT_U_SM if u_sm is None else u_sm)
             gs, bs, cost = paper.optimum(constants, m, n, k)
-            extra = [g for g, _ in paper.configurations(constants)]
+            extra = [g for g, _ in paper.configurations(constants, k)]
             params = {}
             lines.append(f"phvm model, measured constants: SM_NUM={constants.sm_num} "
                          f"SMS={constants.sms} WS={constants.ws} CoreS={constants.cores} "
-                         f"u_SM={constants.u_sm}")
+                         f"u_SM={constants.u_sm}"
+                         + (f" run={constants.run} (a CPU: GS x BS = K / run)"
+                            if constants.run else ""))
             lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} (predicted {cost:.4g} ns)")
         else:
             chosen, why = tallskinny_params(device, m, n, k)
