@@ -637,8 +637,8 @@ def test_a_cpu_takes_an_odd_grid_and_keeps_every_slot_busy():
 
 def test_a_cpu_gives_each_work_item_a_run_of_k_instead_of_filling_slots():
     """Where the probe measured a run (a CPU), the grid is the fewest work-items that give
-    each a run of at most that many steps of K, GS odd, BS as (3)-(4) allow; without K,
-    and on the paper's devices, (2)'s grid."""
+    each a run of at most that many steps of K, GS odd and at least a group a core, BS as
+    (3)-(4) allow; without K, and on the paper's devices, (2)'s grid."""
     cpu = replace(phvm.NAMED["a100-pcie-40gb"], sm_num=2, sms=1024, ws=16, cores=32,
                   odd_grid=True, run=16)
     k = 3_000_000
@@ -649,7 +649,8 @@ def test_a_cpu_gives_each_work_item_a_run_of_k_instead_of_filling_slots():
     assert (11719, 16) in found and (185, 1024) in found
     assert phvm.optimum(cpu, 5, 5, k)[:2] in found
     assert phvm.configurations(cpu) == phvm.configurations(replace(cpu, run=0), k)
-    assert phvm.configurations(cpu, 100) == [(1, bs) for _, bs in found]  # K shorter than a run
+    # K shorter than a run: still a group for each core (2, made odd)
+    assert phvm.configurations(cpu, 100) == [(3, bs) for _, bs in found]
     for name in phvm.NAMED:
         assert phvm.configurations(phvm.NAMED[name], k) == phvm.configurations(phvm.NAMED[name])
 

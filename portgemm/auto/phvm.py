@@ -41,9 +41,9 @@ On a CPU two readings are ours, not the paper's.
   work-item's run of K is short. Each step of a run reads another page of A and of B;
   the next work-item reads the next values of the same pages, fast while their
   translations are still in the core's TLB. So the grid is the one that gives every
-  work-item a run of ``run`` steps (GS * BS = K / run), where ``run`` is the longest
-  run the probe's grid-stride walk took at full speed (``run_steps``,
-  :mod:`portgemm.runtime.probe`), and (9)-(10) choose BS along that line as they do
+  work-item a run of ``run`` steps (GS * BS = K / run, and a group a core at least),
+  where ``run`` is the longest run the probe's grid-stride walk took at full speed
+  (``run_steps``, :mod:`portgemm.runtime.probe`), and (9)-(10) choose BS along that line as they do
   along (2)'s. On the Xeon of model 167 (run 16) the paper's Algorithm 1 as written took
   426 ms at 5 x 5 x 3e6 on (2)'s grid (129 x 16, 1453 steps a work-item), 8.7x the
   fastest of the points timed beside it, and 52 ms on this one (11719 x 16), 1.06x; in
@@ -123,11 +123,12 @@ def cost(c: PhvmConstants, m: int, n: int, k: int, gs: int, bs: int) -> float:
 def configurations(c: PhvmConstants, k: int | None = None) -> list[tuple[int, int]]:
     """(GS, BS) pairs allowed by (2)-(4): every thread slot busy, BS = k1 WS, SMS = k2 BS
     (with ``odd_grid``, GS rounded up to an odd count). Where ``c.run`` is set (a CPU)
-    and ``k`` given, GS x BS is instead at least K / run, BS as (3)-(4) allow."""
+    and ``k`` given, GS x BS is instead at least K / run, BS as (3)-(4) allow, and GS
+    at least a group a compute unit."""
     found = []
     for bs in range(c.ws, min(c.sms, c.max_bs) + 1, c.ws):
         if c.sms % bs == 0 and (c.sms * c.sm_num) % bs == 0:
-            gs = (max(1, math.ceil(k / (c.run * bs))) if c.run and k else
+            gs = (max(c.sm_num, math.ceil(k / (c.run * bs))) if c.run and k else
                   c.sms * c.sm_num // bs)
             found.append((gs + 1 if c.odd_grid and gs % 2 == 0 else gs, bs))
     return found
