@@ -18,7 +18,7 @@ within the device's work-group limit).
 Three places of the paper's text admit more than one reading; the one taken here is the
 only one (of 3 logarithms x 2 forms of (10) x 5 placements of 1/u_SM) that gives the
 optima the paper reports from its own constant tables (RTX 2080 Ti: GS=136, BS=512;
-A100-PCIE-40GB: GS=864, BS=256), which tests/test_phvm_model.py checks:
+A100-PCIE-40GB: GS=864, BS=256), which tests/test_tallskinny.py checks:
 
 * "log BS" is the natural logarithm (log2 or log10 give other optima);
 * the second term of (10) is CoreS/BS * t_post: the typeset GS factor is left out (with
@@ -43,16 +43,17 @@ On a CPU two readings are ours, not the paper's.
   translations are still in the core's TLB. So the grid is the one that gives every
   work-item a run of ``run`` steps (GS * BS = K / run, and a group a core at least),
   where ``run`` is the longest run the probe's grid-stride walk took at full speed
-  (``run_steps``, :mod:`portgemm.runtime.probe`), and (9)-(10) choose BS along that line as they do
-  along (2)'s. On the Xeon of model 167 (run 16) the paper's Algorithm 1 as written took
-  426 ms at 5 x 5 x 3e6 on (2)'s grid (129 x 16, 1453 steps a work-item), 8.7x the
-  fastest of the points timed beside it, and 52 ms on this one (11719 x 16), 1.06x; in
-  the whole GS x BS sweep 1.18x its fastest; at 5 x 5 x 3e7 5196 ms at 1829 steps,
-  758 ms at 16 (1.05x); the single launch 12.4x before, 1.20x now
-  (``bench/results/2026-11-25-cpu-xeon-phvm-runs``). Runs of 46 steps or more ran
-  1.4-2.6x slower than the fastest, of 3-6 steps 1.3-2.7x (the groups' sums); along
-  the line the BS (10) picks, the smallest, was not the fastest (1.11-1.23x, noise of
-  about 10% between runs on that VM).
+  (``run_steps``, :mod:`portgemm.runtime.probe`), and (9)-(10) choose BS along that line
+  as they do along (2)'s. On the Xeon of model 167 (run 16) the paper's Algorithm 1 as
+  written took 426 ms at 5 x 5 x 3e6 on (2)'s grid (129 x 16, 1453 steps a work-item),
+  8.7x the fastest of the points timed beside it, and 52 ms on this one (11719 x 16),
+  1.06x; in the whole GS x BS sweep 1.18x its fastest; at 5 x 5 x 3e7 5196 ms at 1829
+  steps, 758 ms at 16 (1.05x); the single launch 12.4x before, 1.20x now
+  (``bench/results/2026-11-25-cpu-xeon-phvm-runs``). For Algorithm 1 runs of 46 steps or
+  more ran 1.4-2.6x slower than the fastest, of 3-6 steps 1.3-2.7x (the groups' sums);
+  the single launch, whose groups find the last element's values in cache, ran fastest
+  at 46-57 steps; along the line the BS (10) picks, the smallest, was not the fastest
+  (1.11-1.23x, noise of about 10% between runs on that VM).
 
 The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
 :func:`constants_for` measures a device in nanoseconds (:mod:`portgemm.runtime.probe`);
