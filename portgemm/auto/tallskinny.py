@@ -208,13 +208,13 @@ def row_groups(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     read = (m + n) * k * itemsize
     ranges, cached = cache_ranges(known, m, n, k, tile, itemsize)
-    if read <= ONE_CORE_BYTES or (tiles >= known.compute_units and read <= ONE_GROUP_BYTES
-                                  and ranges == 1):
+    tile_a_core = tiles >= known.compute_units and read <= ONE_GROUP_BYTES
+    if read <= ONE_CORE_BYTES or (tile_a_core and ranges == 1):
         return 1, ("one group a tile, no second launch: A and B within "
                    + (f"{ONE_CORE_BYTES >> 20} MB" if read <= ONE_CORE_BYTES else
                       f"{ONE_GROUP_BYTES >> 20} MB and {tiles} tiles for "
                       f"{known.compute_units} cores" + cached))
-    if tiles >= known.compute_units and read <= ONE_GROUP_BYTES:
+    if tile_a_core:
         return (max(1, min(ranges, k // MIN_TERMS)),
                 f"{tiles} tiles for {known.compute_units} cores{cached}; each work-item "
                 f"sums at least {MIN_TERMS} terms")
