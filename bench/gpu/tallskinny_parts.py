@@ -35,14 +35,17 @@ MODES = ((0, 0), (1, 0), (1, 1))  # (REDUCE, FUSE)
 EMPTY = "__kernel void empty(__global float *x) { if (get_global_id(0) == 1u << 30) x[0] = 1; }"
 
 
-def parts(queue, variant, params, a_dev, b_dev, reps=10):
+def parts(queue, variant, params, a_dev, b_dev, reps=10, patch=None):
     """Median event time (ms) of each step of the plan, of the gap between them, and
-    of the whole span from the first start to the last end."""
+    of the whole span from the first start to the last end; patch, if given, rewrites
+    each kernel's source before it is built (an experiment's ablation)."""
     import pyopencl as cl
 
     (m, k), n = a_dev.shape, b_dev.shape[1]
     plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k,
                                          np.dtype(np.float32), False, False)
+    if patch is not None:
+        sources = [patch(source) for source in sources]
     kernels = [queue.kernel(s, step.kernel, o) for step, s, o in zip(plan.steps, sources, options)]
     c = cl.array.empty(queue.cl_queue, (m, n), np.float32)
     i32 = np.int32

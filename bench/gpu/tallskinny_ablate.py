@@ -1,0 +1,139 @@
+"""Where the fixed part of a short tallskinny kernel goes: auto's tallskinny (FUSE=1) timed
+as it is and with one phase taken out of its source at a time (the results are then
+wrong; only the times count), beside an empty kernel's event, in one run.
+
+    none     the kernel as it ships
+    loop     no steps of K: the launch and the whole tail (group sum, ticket, last sum)
+    slices   the last group does not add the slices (the ticket still counts)
+    ticket   no fence, no ticket, no last group
+    groupsum each work-item's values summed in registers instead of across the group
+    fence    no fences around the ticket (a race: only for the time)
+    onefence the fences by the ticket's work-item alone, after the group's barrier
+    a+b      both (--ablations none,loop,loop+ticket ...)
+Beside them, an empty kernel launched over the same grid as the shape's.
+
+    python3 bench/gpu/tallskinny_ablate.py [--device gpu] [--sizes 3,5,7,8,9,16]
+        [--k 2097152 --k 33554432] [--ablations none,loop,slices,ticket,groupsum]
+        [--json ablate.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import portgemm
+from portgemm.auto import choose
+from portgemm.families import get_variant
+
+sys.path.insert(0, str(Path(__file__).parent))
+from shapes import copy_bandwidth  # noqa: E402
+from tallskinny_parts import empty_kernel_ms, parts  # noqa: E402
+
+GROUP_SUM = "    group_sum(acc, tile_sum, runs + block * (BS / LANES) * QN, swap, lid, sid);\n"
+SLICE_FENCE = "    DEVICE_FENCE();  /* this work-item's slice values reach memory before the ticket */\n"
+LAST_FENCE = "    if (last)\n        DEVICE_FENCE();\n    sum_tile_slices"
+TICKET = "    if (lid == 0)\n        last = atomic_inc(ticket) == groups - 1;\n"
+ABLATIONS = {
+    "none": [],
+    "loop": [("    const int k = k_begin + sid;\n", "    const int k = k_end;\n")],
+    "slices": [("    sum_tile_slices(last, ", "    sum_tile_slices(false, ")],
+    "ticket": [("    DEVICE_FENCE();  /* this work-item's slice values", "    /* ablated"),
+               ("        last = atomic_inc(ticket) == groups - 1;\n", "        last = 0;\n"),
+               ("    sum_tile_slices(last, ", "    sum_tile_slices(false, ")],
+    "groupsum": [(GROUP_SUM, "    { REAL t = 0;\n      for (int q = 0; q < QN; ++q) t += acc[q];\n"
+                             "      if (sid < QN) tile_sum[sid] = t;\n"
+                             "      barrier(CLK_LOCAL_MEM_FENCE); }\n")],
+    "fence": [(SLICE_FENCE, ""), (LAST_FENCE, "    sum_tile_slices")],
+    "onefence": [(SLICE_FENCE, ""), (LAST_FENCE, "    sum_tile_slices"),
+                 (TICKET, "    if (lid == 0) {\n        DEVICE_FENCE();\n"
+                          "        last = atomic_inc(ticket) == groups - 1;\n"
+                          "        if (last)\n            DEVICE_FENCE();\n    }\n")],
+}
+
+
+def patcher(names: str):
+    replacements = [pair for name in names.split("+") for pair in ABLATIONS[name]]
+
+    def patch(source: str) -> str:
+        if "void partial_tiles" not in source:
+            return source
+        for old, new in replacements:
+            if old not in source:
+                raise SystemExit(f"the kernel no longer has {old!r}: update the ablation")
+            source = source.replace(old, new)
+        return source
+    return patch
+
+
+def empty_grid_us(queue, groups: int, size: int, reps=20) -> float:
+    """Median event time (us) of the empty kernel over groups x size work-items."""
+    import statistics
+
+    import pyopencl as cl
+
+    from tallskinny_parts import EMPTY
+
+    buf = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, 4)
+    kernel = queue.kernel(EMPTY, "empty")
+    times = [queue.submit(kernel, portgemm.runtime.ndrange.NDRange(groups * size, size),
+                          buf).kernel_ms for _ in range(reps + 2)]
+    return statistics.median(times[2:]) * 1e3
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", default="gpu")
+    p.add_argument("--sizes", default="3,5,7,8,9,16")
+    p.add_argument("--k", type=int, action="append")
+    p.add_argument("--ablations", default=",".join(ABLATIONS))
+    p.add_argument("--json", default="ablate.json")
+    args = p.parse_args()
+    device = portgemm.select_device(args.device)
+    queue = portgemm.Queue.for_device(device)
+    copy_gbs = copy_bandwidth(device, nbytes=2**28 if device.type == "cpu" else 2**31)
+    empty = empty_kernel_ms(queue)
+    print(f"{device}: copy {copy_gbs:.0f} GB/s, empty kernel {empty * 1e3:.1f} us", flush=True)
+    rng = np.random.default_rng(4)
+    rows = []
+    for k in args.k or [1 << 21]:
+        for mn in map(int, args.sizes.split(",")):
+            chosen = choose(device, mn, mn, k)
+            if chosen.variant != "tallskinny":
+                print(f"{mn}x{mn}x{k}: auto picks {chosen.variant}; skipped", flush=True)
+                continue
+            params = dict(chosen.params)
+            if device.type == "cpu":  # a dry run: the GPU's form of the kernel
+                params.update(ROWVEC=0, BS=64, GS=8, REDUCE=1, FUSE=1)
+            a = rng.uniform(-1, 1, (mn, k)).astype(np.float32)
+            b = rng.uniform(-1, 1, (k, mn)).astype(np.float32)
+            ref = a.astype(np.float64) @ b
+            a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+            ideal_us = 2 * mn * k * 4 / copy_gbs * 1e-3
+            tiles = -(-mn // params["tile_y"]) * -(-mn // params["tile_x"])
+            grid = params["GS"] * tiles // params["TG"], params["BS"] * params["TG"]
+            empty_us = empty_grid_us(queue, *grid)
+            rows.append({"m": mn, "k": k, "params": params, "ablation": "empty grid",
+                         "groups": grid[0], "kernel_us": empty_us})
+            line = f"{mn:2d}x{mn:<2d} K={k:<9d} GS={params['GS']} BS={params['BS']} " \
+                   f"ideal {ideal_us:6.1f} us | empty grid {empty_us:5.1f}"
+            for name in args.ablations.split(","):
+                got = parts(queue, get_variant("tallskinny"), params, a_dev, b_dev, reps=20,
+                            patch=patcher(name))
+                err = float(np.linalg.norm(got.pop("c") - ref) / np.linalg.norm(ref))
+                us = sum(got["steps_ms"]) * 1e3
+                rows.append({"m": mn, "k": k, "params": params, "ablation": name,
+                             "kernel_us": us, "ideal_us": ideal_us, "relerr": err})
+                line += f" {name} {us:6.1f}"
+            print(line + " us", flush=True)
+    with open(args.json, "w") as f:
+        json.dump({"device": str(device), "copy_gbs": copy_gbs, "empty_ms": empty,
+                   "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
