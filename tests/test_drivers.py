@@ -73,6 +73,59 @@ def test_no_platform_listed_twice(tmp_path):
         assert keys.count((platform, name)) == result["per_platform"][f"{platform}/{name}"]
 
 
+PLATFORMS_FIRST = """
+import json, warnings
+import pyopencl
+pyopencl.get_platforms()  # the loader reads its drivers now, before portgemm registers any
+import portgemm
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    platforms = [d.platform for d in portgemm.get_devices()]
+print(json.dumps({"platforms": platforms,
+                  "warnings": [str(w.message) for w in caught
+                               if issubclass(w.category, RuntimeWarning)]}))
+"""
+
+
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+def test_platforms_listed_before_portgemm_leave_a_warning_not_a_silent_stand_in(tmp_path):
+    """Listed first, the platforms lack Intel's runtime and "intel" would match PoCL's
+    "pthread-Intel(R) Xeon": the user is told why and what to do."""
+    result = json.loads(run_fresh(PLATFORMS_FIRST, OCL_ICD_VENDORS=None,
+                                  XDG_CACHE_HOME=str(tmp_path)))
+    assert "Intel(R) OpenCL" not in result["platforms"]
+    assert len(result["warnings"]) == 1
+    assert "libintelocl.so" in result["warnings"][0]
+    assert "before pyopencl.get_platforms()" in result["warnings"][0]
+
+
+def added_intel_report(pyopencl_first: bool) -> drivers.DriverReport:
+    return drivers.DriverReport(
+        added=[drivers.Driver("intel-cpu", "/x/libintelocl.so", "pip: intel-opencl-rt")],
+        pyopencl_first=pyopencl_first)
+
+
+def test_a_registered_driver_without_its_platform_is_noted_once_and_warned_of():
+    report = added_intel_report(pyopencl_first=True)
+    with pytest.warns(RuntimeWarning, match="libintelocl.so"):
+        drivers.check_listed(report, ["Portable Computing Language"])
+    drivers.check_listed(report, ["Portable Computing Language"])  # a refresh: no repeat
+    assert len(report.notes) == 1 and "no Intel(R) OpenCL platform" in report.notes[0]
+
+
+def test_a_missing_platform_is_only_noted_where_pyopencl_did_not_come_first(recwarn):
+    report = added_intel_report(pyopencl_first=False)
+    drivers.check_listed(report, ["Portable Computing Language"])
+    assert len(report.notes) == 1
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_a_listed_platform_needs_no_note(recwarn):
+    report = added_intel_report(pyopencl_first=True)
+    drivers.check_listed(report, ["Intel(R) OpenCL ", "Portable Computing Language"])
+    assert report.notes == [] and not list(recwarn)
+
+
 def fake_cl_device(name="NVIDIA H200"):
     return SimpleNamespace(
         name=name, vendor="NVIDIA Corporation", type=pyopencl.device_type.GPU,

@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Any
 
 from ..caches import cache_dict
-from .drivers import register_drivers
+from .drivers import check_listed, register_drivers
 
 DEVICE_TYPES = ("cpu", "gpu", "accelerator", "custom")
 
@@ -80,13 +80,14 @@ def get_devices(refresh: bool = False) -> list[Device]:
     """
     devices = _enumerated.get("devices")
     if devices is None or refresh:
-        register_drivers()
+        report = register_drivers()
         import pyopencl as cl
 
         try:
             platforms = cl.get_platforms()
         except cl.LogicError:  # the loader found no platform at all
             platforms = []
+        check_listed(report, [p.name for p in platforms])
         devices = _enumerated["devices"] = _enumerate(platforms)
     return list(devices)
 

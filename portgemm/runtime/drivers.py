@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -54,6 +55,14 @@ LIBRARY_DIRS = (
     "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
     "/usr/local/nvidia/lib", "/usr/lib/wsl/lib", "/opt/rocm/lib", "/opt/rocm/opencl/lib",
 )
+# The platform name each driver above shows as, by which a driver registered but not
+# listed is noticed (Intel's GPU runtime has had two names).
+PLATFORM_NAMES = {
+    "intel-cpu": ("Intel(R) OpenCL",),
+    "nvidia": ("NVIDIA CUDA",),
+    "amd": ("AMD Accelerated Parallel Processing",),
+    "intel-gpu": ("Intel(R) OpenCL Graphics", "Intel(R) OpenCL HD Graphics"),
+}
 # Intel's CPU runtime resolves these from the compiler runtime package at load time.
 INTEL_COMPANION_LIBRARIES = ("libintlc.so.5", "libimf.so", "libsvml.so", "libirng.so")
 
@@ -75,6 +84,8 @@ class DriverReport:
     added: list[Driver] = field(default_factory=list)
     vendors_dir: str | None = None  # the private folder, when one was written
     notes: list[str] = field(default_factory=list)
+    # pyopencl was imported before registering: it may have listed the platforms already
+    pyopencl_first: bool = False
 
 
 _report: DriverReport | None = None
@@ -96,7 +107,8 @@ def _register() -> DriverReport:
     source_dir = os.environ.get("OCL_ICD_VENDORS") or SYSTEM_VENDORS_DIR
     icd_files = sorted(glob.glob(os.path.join(source_dir, "*.icd")))
     registered = [_read_icd(path) for path in icd_files]
-    report = DriverReport(registered=[lib for lib in registered if lib])
+    report = DriverReport(registered=[lib for lib in registered if lib],
+                          pyopencl_first="pyopencl" in sys.modules)
     if os.environ.get("OCL_ICD_VENDORS") and not os.path.isdir(source_dir):
         report.notes.append(f"OCL_ICD_VENDORS={source_dir} is not a folder: left as it is")
         return report
@@ -119,6 +131,28 @@ def _register() -> DriverReport:
     report.vendors_dir = _write_vendors_dir(icd_lines)
     os.environ["OCL_ICD_VENDORS"] = report.vendors_dir
     return report
+
+
+def check_listed(report: DriverReport, platform_names: list[str]) -> None:
+    """Note each driver registered here whose platform the loader did not list, and warn
+    where pyopencl came first: the loader reads its drivers on the process's first
+    platform query, so a ``pyopencl.get_platforms()`` before it leaves them out, and a
+    selector such as "intel" would then quietly match another platform's device."""
+    listed = {name.strip() for name in platform_names}
+    for driver in report.added:
+        expected = PLATFORM_NAMES.get(driver.name)
+        if expected is None or listed & set(expected):
+            continue
+        note = (f"{driver.library} ({driver.origin}) is registered but no {expected[0]} "
+                f"platform is listed: the driver found no device, or OpenCL's platforms "
+                f"were listed before portgemm registered it")
+        if note in report.notes:
+            continue
+        report.notes.append(note)
+        if report.pyopencl_first:
+            warnings.warn(f"{note}. pyopencl was imported first: call portgemm.get_devices() "
+                          f"(or any portgemm device query) before pyopencl.get_platforms()",
+                          RuntimeWarning, stacklevel=3)
 
 
 def _read_icd(path: str) -> str:
