@@ -22,8 +22,7 @@ import numpy as np
 import portgemm
 
 sys.path.insert(0, str(Path(__file__).parent))
-from shapes import copy_bandwidth  # noqa: E402
-from tallskinny_parts import empty_kernel_ms  # noqa: E402
+from tallskinny_parts import baseline  # noqa: E402
 
 
 def timed(a_dev, b_dev, reps=20, **kwargs):
@@ -62,11 +61,7 @@ def main():
     p.add_argument("--grid-sizes", default="5,7,9")
     p.add_argument("--json", default="layouts.json")
     args = p.parse_args()
-    device = portgemm.select_device(args.device)
-    queue = portgemm.Queue.for_device(device)
-    copy_gbs = copy_bandwidth(device, nbytes=2**28 if device.type == "cpu" else 2**31)
-    empty = empty_kernel_ms(queue)
-    print(f"{device}: copy {copy_gbs:.0f} GB/s, empty kernel {empty * 1e3:.1f} us", flush=True)
+    device, _, copy_gbs, empty = baseline(args.device)
     rng = np.random.default_rng(3)
     record = {"device": str(device), "copy_gbs": copy_gbs, "empty_ms": empty,
               "layouts": [], "grid": []}

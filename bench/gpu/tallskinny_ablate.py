@@ -31,8 +31,7 @@ from portgemm.auto import choose
 from portgemm.families import get_variant
 
 sys.path.insert(0, str(Path(__file__).parent))
-from shapes import copy_bandwidth  # noqa: E402
-from tallskinny_parts import empty_kernel_ms, parts  # noqa: E402
+from tallskinny_parts import baseline, parts  # noqa: E402
 
 GROUP_SUM = "    group_sum(acc, tile_sum, runs + block * (BS / LANES) * QN, swap, lid, sid);\n"
 SLICE_FENCE = "    DEVICE_FENCE();  /* this work-item's slice values reach memory before the ticket */\n"
@@ -93,11 +92,7 @@ def main():
     p.add_argument("--ablations", default=",".join(ABLATIONS))
     p.add_argument("--json", default="ablate.json")
     args = p.parse_args()
-    device = portgemm.select_device(args.device)
-    queue = portgemm.Queue.for_device(device)
-    copy_gbs = copy_bandwidth(device, nbytes=2**28 if device.type == "cpu" else 2**31)
-    empty = empty_kernel_ms(queue)
-    print(f"{device}: copy {copy_gbs:.0f} GB/s, empty kernel {empty * 1e3:.1f} us", flush=True)
+    device, queue, copy_gbs, empty = baseline(args.device)
     rng = np.random.default_rng(4)
     rows = []
     for k in args.k or [1 << 21]:

@@ -42,6 +42,7 @@ def parts(queue, variant, params, a_dev, b_dev, reps=10, patch=None):
     import pyopencl as cl
 
     (m, k), n = a_dev.shape, b_dev.shape[1]
+    params = variant.resolve(params)  # the defaults of any parameter not named
     plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k,
                                          np.dtype(np.float32), False, False)
     if patch is not None:
@@ -80,6 +81,17 @@ def empty_kernel_ms(queue, reps=20):
     return statistics.median(times[2:])
 
 
+def baseline(spec: str):
+    """(device, queue, copy GB/s, empty kernel ms) for the device of ``spec``, the
+    measurements every record of a short kernel starts with, printed."""
+    device = portgemm.select_device(spec)
+    queue = portgemm.Queue.for_device(device)
+    copy_gbs = copy_bandwidth(device, nbytes=2**28 if device.type == "cpu" else 2**31)
+    empty = empty_kernel_ms(queue)
+    print(f"{device}: copy {copy_gbs:.0f} GB/s, empty kernel {empty * 1e3:.1f} us", flush=True)
+    return device, queue, copy_gbs, empty
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json")
@@ -95,11 +107,7 @@ def main():
     parser.add_argument("--auto", action="store_true",
                         help="time the steps of auto's choice (any variant) instead")
     args = parser.parse_args()
-    device = portgemm.select_device(args.device)
-    queue = portgemm.Queue.for_device(device)
-    copy_gbs = copy_bandwidth(device, nbytes=2**28 if device.type == "cpu" else 2**31)
-    empty = empty_kernel_ms(queue)
-    print(f"{device}: copy {copy_gbs:.0f} GB/s, empty kernel {empty * 1e3:.1f} us")
+    device, queue, copy_gbs, empty = baseline(args.device)
     variant = get_variant("tallskinny")
     rng = np.random.default_rng(1)
     records = {"device": str(device), "copy_gbs": copy_gbs, "empty_ms": empty, "rows": []}
