@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -22,13 +21,8 @@ import numpy as np
 import portgemm
 
 sys.path.insert(0, str(Path(__file__).parent))
+from shapes import kernel_ms  # noqa: E402
 from tallskinny_parts import baseline  # noqa: E402
-
-
-def timed(a_dev, b_dev, reps=20, **kwargs):
-    """Median kernel time (ms) of reps calls after three, and the last result."""
-    runs = [portgemm.gemm(a_dev, b_dev, **kwargs) for _ in range(reps + 3)]
-    return statistics.median(r.kernel_ms for r in runs[3:]), runs[-1]
 
 
 def operands(device, mn, k, rng):
@@ -70,7 +64,7 @@ def main():
         for mn in map(int, args.sizes.split(",")):
             a_dev, b_by_layout, ref = operands(device, mn, k, rng)
             for layout, b_dev in b_by_layout.items():
-                ms, result = timed(a_dev, b_dev)
+                ms, result = kernel_ms(a_dev, b_dev, reps=20)
                 record["layouts"].append(row(mn, k, layout, ms, result, ref, copy_gbs))
             if mn not in grid_sizes or result.variant != "tallskinny":
                 continue
@@ -78,8 +72,8 @@ def main():
             for gs, bs, ku in itertools.product((132, 264), (256, 512, 1024), (1, 2)):
                 params = dict(base, GS=gs, BS=bs, KU=ku)
                 try:
-                    ms, result = timed(a_dev, b_by_layout["CC"], variant="tallskinny",
-                                       params=params)
+                    ms, result = kernel_ms(a_dev, b_by_layout["CC"], reps=20,
+                                           variant="tallskinny", params=params)
                 except portgemm.ParameterError as exc:
                     print(f"{mn}x{mn} GS={gs} BS={bs} KU={ku}: {exc}", flush=True)
                     continue

@@ -31,7 +31,7 @@ from portgemm.auto import choose
 from portgemm.families import get_variant
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tallskinny_parts import baseline, parts  # noqa: E402
+from tallskinny_parts import baseline, empty_kernel_ms, parts  # noqa: E402
 
 GROUP_SUM = "    group_sum(acc, tile_sum, runs + block * (BS / LANES) * QN, swap, lid, sid);\n"
 SLICE_FENCE = "    DEVICE_FENCE();  /* this work-item's slice values reach memory before the ticket */\n"
@@ -69,21 +69,6 @@ def patcher(names: str):
     return patch
 
 
-def empty_grid_us(queue, groups: int, size: int, reps=20) -> float:
-    """Median event time (us) of the empty kernel over groups x size work-items."""
-    import statistics
-
-    import pyopencl as cl
-
-    from tallskinny_parts import EMPTY
-
-    buf = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, 4)
-    kernel = queue.kernel(EMPTY, "empty")
-    times = [queue.submit(kernel, portgemm.runtime.ndrange.NDRange(groups * size, size),
-                          buf).kernel_ms for _ in range(reps + 2)]
-    return statistics.median(times[2:]) * 1e3
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", default="gpu")
@@ -111,7 +96,7 @@ def main():
             ideal_us = 2 * mn * k * 4 / copy_gbs * 1e-3
             tiles = -(-mn // params["tile_y"]) * -(-mn // params["tile_x"])
             grid = params["GS"] * tiles // params["TG"], params["BS"] * params["TG"]
-            empty_us = empty_grid_us(queue, *grid)
+            empty_us = empty_kernel_ms(queue, groups=grid[0], size=grid[1]) * 1e3
             rows.append({"m": mn, "k": k, "params": params, "ablation": "empty grid",
                          "groups": grid[0], "kernel_us": empty_us})
             line = f"{mn:2d}x{mn:<2d} K={k:<9d} GS={params['GS']} BS={params['BS']} " \

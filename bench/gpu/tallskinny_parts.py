@@ -69,15 +69,14 @@ def parts(queue, variant, params, a_dev, b_dev, reps=10, patch=None):
             "c": c.get()}
 
 
-def empty_kernel_ms(queue, reps=20):
+def empty_kernel_ms(queue, reps=20, groups=1, size=256):
+    """Median event time (ms) of the empty kernel over groups x size work-items."""
     import pyopencl as cl
 
     buf = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, 4)
     kernel = queue.kernel(EMPTY, "empty")
-    times = []
-    for _ in range(reps):
-        event = queue.submit(kernel, portgemm.runtime.ndrange.NDRange(256, 256), buf)
-        times.append(event.kernel_ms)
+    ndrange = portgemm.runtime.ndrange.NDRange(groups * size, size)
+    times = [queue.submit(kernel, ndrange, buf).kernel_ms for _ in range(reps)]
     return statistics.median(times[2:])
 
 
