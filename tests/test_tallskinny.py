@@ -638,7 +638,8 @@ def test_a_cpu_takes_an_odd_grid_and_keeps_every_slot_busy():
 def test_a_cpu_gives_each_work_item_a_run_of_k_instead_of_filling_slots():
     """Where the probe measured a run (a CPU), the grid is the fewest work-items that give
     each a run of at most that many steps of K, GS odd and at least a group a core, BS as
-    (3)-(4) allow; without K, and on the paper's devices, (2)'s grid."""
+    (3)-(4) allow, and the model takes the largest BS; without K, and on the paper's
+    devices, (2)'s grid and (9)-(10)'s choice."""
     cpu = replace(phvm.NAMED["a100-pcie-40gb"], sm_num=2, sms=1024, ws=16, cores=32,
                   odd_grid=True, run=16)
     k = 3_000_000
@@ -647,7 +648,9 @@ def test_a_cpu_gives_each_work_item_a_run_of_k_instead_of_filling_slots():
     for gs, bs in found:
         assert gs % 2 == 1 and gs * bs >= k / 16 > (gs - 2) * bs
     assert (11719, 16) in found and (185, 1024) in found
-    assert phvm.optimum(cpu, 5, 5, k)[:2] in found
+    # along the line, the fewest groups: a core pays each group's tree and atomic in turn
+    assert phvm.optimum(cpu, 5, 5, k)[:2] == (185, 1024)
+    assert phvm.optimum(replace(cpu, max_bs=256), 5, 5, k)[:2] == (733, 256)
     assert phvm.configurations(cpu) == phvm.configurations(replace(cpu, run=0), k)
     # K shorter than a run: still a group for each core (2, made odd)
     assert phvm.configurations(cpu, 100) == [(3, bs) for _, bs in found]

@@ -43,17 +43,24 @@ On a CPU two readings are ours, not the paper's.
   translations are still in the core's TLB. So the grid is the one that gives every
   work-item a run of ``run`` steps (GS * BS = K / run, and a group a core at least),
   where ``run`` is the longest run the probe's grid-stride walk took at full speed
-  (``run_steps``, :mod:`portgemm.runtime.probe`), and (9)-(10) choose BS along that line
-  as they do along (2)'s. On the Xeon of model 167 (run 16) the paper's Algorithm 1 as
-  written took 426 ms at 5 x 5 x 3e6 on (2)'s grid (129 x 16, 1453 steps a work-item),
+  (``run_steps``, :mod:`portgemm.runtime.probe`). On the Xeon of model 167 (run 16)
+  the paper's Algorithm 1 as written took 426 ms at 5 x 5 x 3e6 on (2)'s grid (129 x 16, 1453 steps a work-item),
   8.7x the fastest of the points timed beside it, and 52 ms on this one (11719 x 16),
   1.06x; in the whole GS x BS sweep 1.18x its fastest; at 5 x 5 x 3e7 5196 ms at 1829
   steps, 758 ms at 16 (1.05x); the single launch 12.4x before, 1.20x now
   (``bench/results/2026-11-25-cpu-xeon-phvm-runs``). For Algorithm 1 runs of 46 steps or
   more ran 1.4-2.6x slower than the fastest, of 3-6 steps 1.3-2.7x (the groups' sums);
   the single launch, whose groups find the last element's values in cache, ran fastest
-  at 46-57 steps; along the line the BS (10) picks, the smallest, was not the fastest
-  (1.11-1.23x, noise of about 10% between runs on that VM).
+  at 46-57 steps.
+* Along that line the largest BS is taken, the fewest groups, not the BS of (9)-(10).
+  The loads are the same at every BS there (K / run work-items); what differs is the
+  groups, which a core runs one after another, each paying its tree's barriers and its
+  atomic add in turn. A kernel of phvm's tree and one atomic a group cost 68 ns a group
+  at BS = 16 and 282 ns at 512 on that Xeon: 4.3 and 0.55 ns a work-item. (11)'s
+  ln(BS) is the tree's depth, a GPU's latency; a CPU's SIMD lanes do the tree's BS - 1
+  additions, no more a work-item at any BS. (10) picked the smallest BS, which in turns
+  with the others took 1.15-1.23x the fastest at 5 x 5 x 3e6 (11719 x 16); the largest,
+  185 x 1024, 1.02-1.11x.
 
 The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
 :func:`constants_for` measures a device in nanoseconds (:mod:`portgemm.runtime.probe`);
@@ -136,9 +143,12 @@ def configurations(c: PhvmConstants, k: int | None = None) -> list[tuple[int, in
 
 
 def optimum(c: PhvmConstants, m: int, n: int, k: int) -> tuple[int, int, float]:
-    """(GS, BS, cost) of the cheapest allowed configuration."""
-    return min(((gs, bs, cost(c, m, n, k, gs, bs)) for gs, bs in configurations(c, k)),
-               key=lambda found: found[2])
+    """(GS, BS, cost) of the cheapest allowed configuration; on a CPU's line of a run
+    (``c.run`` and ``k``), of the fewest groups (the module's text says why)."""
+    found = [(gs, bs, cost(c, m, n, k, gs, bs)) for gs, bs in configurations(c, k)]
+    if c.run and k:
+        return max(found, key=lambda point: point[1])
+    return min(found, key=lambda point: point[2])
 
 
 # --- a real device's constants ------------------------------------------------------
