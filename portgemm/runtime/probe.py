@@ -243,23 +243,33 @@ def _read_bandwidth(queue: Queue, stream) -> float:
 
 
 def _longest_run(queue: Queue, walk) -> int:
-    """The longest of WALK_RUNS whose walk took at most RUN_SLACK times the fastest's
-    time (median of 5 after one), in groups of the device's SIMD width and an odd count
-    of groups (a power-of-two stride would alias the cache sets)."""
+    """The longest of WALK_RUNS whose walk took at most RUN_SLACK times the fastest's."""
+    return longest_fast_run(walk_times(queue, walk))
+
+
+def walk_floats(device: Device) -> int:
+    """Floats in each of the walk's two streams on ``device``."""
+    return min(WALK_FLOATS, device.max_mem_alloc_size // 8)
+
+
+def walk_times(queue: Queue, walk, runs=WALK_RUNS) -> dict[int, float]:
+    """{steps: ms} of the grid-stride walk over two streams of walk_floats() at each run
+    of ``runs`` (median of 5 after one), in groups of the device's SIMD width and an odd
+    count of groups (a power-of-two stride would alias the cache sets)."""
     device = queue.device
-    count = min(WALK_FLOATS, device.max_mem_alloc_size // 8)
+    count = walk_floats(device)
     streams = [queue.empty(count * 4) for _ in range(2)]
     for stream in streams:
         queue.fill(stream, np.float32(1), count * 4).wait()
     group = max(1, device.native_vector_width)
     times = {}
-    for steps in WALK_RUNS:
+    for steps in runs:
         groups = max(1, count // (steps * group)) | 1
         sums = queue.empty(groups * group * 4)
-        runs = [queue.submit(walk, NDRange(groups * group, group), *streams,
-                             np.int32(count), sums).kernel_ms for _ in range(6)]
-        times[steps] = float(np.median(runs[1:]))
-    return longest_fast_run(times)
+        samples = [queue.submit(walk, NDRange(groups * group, group), *streams,
+                                np.int32(count), sums).kernel_ms for _ in range(6)]
+        times[steps] = float(np.median(samples[1:]))
+    return times
 
 
 def longest_fast_run(times: dict[int, float]) -> int:
