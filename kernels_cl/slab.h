@@ -20,6 +20,14 @@ inline float tf32(const float x)
     return isfinite(x) ? as_float((as_uint(x) + 0x1000u) & 0xffffe000u) : x;
 #endif
 }
+
+/* what the tensor cores read of a float32 given where a TF32 operand goes: its low 13
+ * bits dropped (seen on an H100: bench/results/2026-11-26-h100-wgmma-issue). A kernel
+ * that leaves a low part unrounded multiplies it this way where it has no tensor cores. */
+inline float tf32_truncated(const float x)
+{
+    return as_float(as_uint(x) & 0xffffe000u);
+}
 #endif
 
 /* the slab of K from k0: the values of A this work-item stages, zeros past K; rows past M

@@ -20,6 +20,10 @@
  *     matrices" (8 columns n, 4 steps k, 128 contiguous bytes, column by column), those of
  *     one column block adjacent along K (LBO 128 bytes), the blocks BK / 4 cores apart
  *     (SBO 32 BK bytes): value (k, n) at ((n / 8) (BK / 4) + k / 4) 32 + (n % 8) 4 + k % 4.
+ * The high parts are rounded to TF32 (cvt.rna); the low parts x - x_hi go to the tensor
+ * cores as they are, which read them without their low 13 bits: rounding them first
+ * changed the error at 4096 by 1% and cost a tenth of the kernel's time in instructions
+ * (bench/results/2026-11-26-h100-wgmma-issue).
  * A slab's 3 KS products (per step a_lo b_hi, a_hi b_lo, a_hi b_hi) are summed by the
  * tensor cores from zero, then added to float32 accumulators: the tensor cores truncate
  * what they add, and over all of K that bias is 26 times a float32 GEMM's error at 4096.
@@ -31,6 +35,10 @@
  * -D WGM, WGN warpgroups of a work-group along M and N
  * -D KS       steps of 8 of K in one slab
  * -D PAD      extra values at the end of each row of As (bank spread)
+ * -D LEAD     slabs of K read ahead of the one multiplied: 1 (the next slab is read and
+ *             stored while the tensor cores multiply, so its store waits for the read) or 2
+ *             (the slab after next is read once the next one is stored, and has a whole
+ *             slab's products to arrive in the same registers)
  * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), steps past K read zeros; stores of C are guarded.
@@ -52,6 +60,12 @@
 #endif
 #ifndef PAD
 #define PAD 4       // values past each row of As (bank spread)
+#endif
+#ifndef LEAD
+#define LEAD 2      // slabs read ahead: 1 or 2
+#endif
+#if LEAD != 1 && LEAD != 2
+#error "LEAD must be 1 or 2"
 #endif
 #ifndef KSPLIT
 #define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
@@ -129,7 +143,7 @@ inline void products_start(float part[ND], __local const float As[BM][BK + PAD],
             const float x = As[row0 + g + 8 * (i % 2)][ks * 8 + t + 4 * (i / 2)];
             const float hi = tf32(x);
             a_hi[ks][i] = as_uint(hi);
-            a_lo[ks][i] = as_uint(tf32(x - hi));
+            a_lo[ks][i] = as_uint(x - hi);  /* the tensor cores drop its low bits */
         }
     asm volatile(SM90A "wgmma.fence.sync.aligned;" ::: "memory");
     for (int ks = 0; ks < KS; ++ks) {
@@ -145,8 +159,9 @@ inline void products_start(float part[ND], __local const float As[BM][BK + PAD],
         const int row = row0 + g + 8 * ((i % 4) / 2), col = col0 + 8 * (i / 4) + 2 * t + i % 2;
         float s = 0.0f;
         for (int k = 0; k < BK; ++k) {
-            const float x = As[row][k], a_hi = tf32(x), a_lo = tf32(x - a_hi);
-            const float b_hi = Bs[0][b_index(k, col)], b_lo = Bs[1][b_index(k, col)];
+            const float x = As[row][k], a_hi = tf32(x), a_lo = tf32_truncated(x - a_hi);
+            const float b_hi = Bs[0][b_index(k, col)];
+            const float b_lo = tf32_truncated(Bs[1][b_index(k, col)]);
             s = fma(a_lo, b_hi, s);
             s = fma(a_hi, b_lo, s);
             s = fma(a_hi, b_hi, s);
@@ -201,7 +216,7 @@ inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
         const int idx = tid + e * WG;
         const float hi = tf32(rb[e]);
         Bs[0][idx] = hi;
-        Bs[1][idx] = tf32(rb[e] - hi);
+        Bs[1][idx] = rb[e] - hi;  /* read as TF32, its low bits dropped */
     }
 #if WGMMA_PTX  /* these writes, by the generic proxy, visible to wgmma's (async) reads */
     asm volatile(SM90A "fence.proxy.async.shared::cta;" ::: "memory");
@@ -229,16 +244,30 @@ void gemm(SPLIT_GEMM_ARGS)
     load_a(ra, 0, tid, m0, M, K, A, lda);
     load_b_cores(rb, 0, tid, n0, N, K, B, ldb);
     store_slab(ra, rb, tid, As[0], Bs[0]);
+#if LEAD == 2
+    if (1 < slabs) {
+        load_a(ra, BK, tid, m0, M, K, A, lda);
+        load_b_cores(rb, BK, tid, n0, N, K, B, ldb);
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int slab = 0; slab < slabs; ++slab) {
         const int buf = slab & 1;
+#if LEAD == 1
         if (slab + 1 < slabs) {
             load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);
             load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);
         }
+#endif
         products_start(part, As[buf], Bs[buf], row0, col0, g, t);
         if (slab + 1 < slabs)  /* while the tensor cores multiply this slab */
             store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);
+#if LEAD == 2
+        if (slab + 2 < slabs) {  /* arrives while the next slab is multiplied */
+            load_a(ra, (slab + 2) * BK, tid, m0, M, K, A, lda);
+            load_b_cores(rb, (slab + 2) * BK, tid, n0, N, K, B, ldb);
+        }
+#endif
         products_wait(part);
         for (int i = 0; i < ND; ++i)
             acc[i] += part[i];

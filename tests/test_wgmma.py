@@ -19,6 +19,9 @@ PARAMS = {
     "wide": {"WN": 128, "WGM": 2, "KS": 1},                  # 128 x 128, 256 work-items
     "two-along-n": {"WN": 64, "WGN": 2, "KS": 4, "PAD": 0},  # 64 x 128, deep slabs
     "split-k": {"WGM": 2, "KS": 1, "KSPLIT": 3},  # layers past K (short K) write zeros
+    "one-slab-ahead": {"LEAD": 1},                 # one, two and many slabs
+    "one-ahead-split": {"LEAD": 1, "WGM": 2, "WGN": 2, "KS": 1, "KSPLIT": 2},
+    "large-entry": {"WN": 128, "WGM": 2, "KS": 2, "PAD": 0, "KSPLIT": 2},  # Hopper's tile
 }
 
 

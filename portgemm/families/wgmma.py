@@ -38,8 +38,8 @@ class Wgmma(Variant):
     summary = ("warpgroups of 64 x N x 8 wgmma on Hopper's tensor cores, float32 as 3xTF32 "
                "(elsewhere the same tiles with multiply-adds)")
     space = {"WN": [64, 128], "WGM": [1, 2], "WGN": [1, 2], "KS": [1, 2, 4], "PAD": [0, 4],
-             "KSPLIT": [1]}  # split-K is for shapes with few tiles of C: auto's model sets it
-    defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4, "KSPLIT": 1}
+             "LEAD": [1, 2], "KSPLIT": [1]}  # split-K is for shapes with few tiles of C: auto's model sets it
+    defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4, "LEAD": 2, "KSPLIT": 1}
     flags = ("PAD",)
     restrictions = (_spelled_out,)  # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN
     # values of A and KS WN / (16 WGM) of B a work-item
@@ -69,7 +69,7 @@ class Wgmma(Variant):
         return found
 
     def defines(self, params: Params) -> dict:
-        return {key: params[key] for key in ("WN", "WGM", "WGN", "KS", "PAD", "KSPLIT")}
+        return {key: params[key] for key in ("WN", "WGM", "WGN", "KS", "PAD", "LEAD", "KSPLIT")}
 
     def block(self, params: Params) -> tuple[int, int, int]:
         return _tile(params)[1:]

@@ -1,0 +1,150 @@
+"""Where a slab's time goes in wgmma (kernels_cl/wgmma.cl): a tile (--params over the
+Hopper entries' 64 x 64 blocks of 2026-11-25) timed as it ships and with one part of its
+K loop taken out of the source at a time (the results are then wrong; only the times
+count), in one run.
+
+    none      the kernel as it ships
+    loads     the next slab is not read from global memory (the stale registers are stored;
+              LEAD 1 only: with LEAD 2 the lines it removes are not built)
+    store     the next slab is not stored into local memory
+    staging   neither: the loop multiplies the first slab over and over
+    onepass   one wgmma a step (a_hi b_hi) instead of three: TF32's work, not 3xTF32's
+    split     A's fragments are not split into TF32 parts
+    roundlo   the low TF32 parts rounded (cvt.rna) before the tensor cores read them, as
+              before 2026-11-26 (they are now left for the tensor cores to truncate)
+    intround  TF32's rounding by two integer operations, without cvt.rna's care for
+              infinities and NaN: a change to try
+    wait      the loop does not wait for its products (a race: only for the time)
+    proxyfence  no fence between a slab's stores and wgmma's reads of it (a race)
+    wgfence   no wgmma.fence before a slab's products (a race)
+    barrier   no barrier at the end of a slab (a race)
+    a+b       both (--ablations none,staging,staging+barrier ...)
+
+    python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
+        [--ablations ...] [--params '{"LEAD": 2, ...}'] [--ptx-dir DIR] [--json ablate.json]
+
+--ptx-dir writes each ablation's PTX (as rebuilt for sm_90a) there, for bench/gpu/sass_loops.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import portgemm
+from portgemm.families import get_variant
+
+sys.path.insert(0, str(Path(__file__).parent))
+from tallskinny_parts import parts  # noqa: E402
+
+LARGE = {"WN": 64, "WGM": 2, "WGN": 2, "KS": 2, "PAD": 0}  # the Hopper entries' tile to 2026-11-25
+LOADS = ("            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);\n"
+         "            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);\n")
+STORE = ("        if (slab + 1 < slabs)  /* while the tensor cores multiply this slab */\n"
+         "            store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);\n")
+ABLATIONS = {
+    "none": [],
+    "loads": [(LOADS, "")],
+    "store": [(STORE, "")],
+    "staging": [(LOADS, ""), (STORE, "")],
+    "onepass": [("        wgmma(part, a_lo[ks], descriptor(Bs[0] + core), ks > 0);\n"
+                 "        wgmma(part, a_hi[ks], descriptor(Bs[1] + core), 1);\n"
+                 "        wgmma(part, a_hi[ks], descriptor(Bs[0] + core), 1);\n",
+                 "        wgmma(part, a_hi[ks], descriptor(Bs[0] + core), ks > 0);\n")],
+    "split": [("            const float hi = tf32(x);\n"
+               "            a_hi[ks][i] = as_uint(hi);\n"
+               "            a_lo[ks][i] = as_uint(tf32(x - hi));\n",
+               "            a_hi[ks][i] = as_uint(x);\n"
+               "            a_lo[ks][i] = as_uint(x);\n")],
+    "roundlo": [("            a_lo[ks][i] = as_uint(x - hi);  /* the tensor cores drop its low bits */\n",
+                 "            a_lo[ks][i] = as_uint(tf32(x - hi));\n"),
+                ("        Bs[1][idx] = rb[e] - hi;  /* read as TF32, its low bits dropped */\n",
+                 "        Bs[1][idx] = tf32(rb[e] - hi);\n")],
+    "intround": [('    uint r;\n    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));\n'
+                  '    return as_float(r);\n',
+                  "    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n")],
+    "wait": [("        products_wait(part);\n        for (int i = 0; i < ND; ++i)\n"
+              "            acc[i] += part[i];\n",
+              "        for (int i = 0; i < ND; ++i)\n            acc[i] += part[i];\n")],
+    "proxyfence": [('    asm volatile(SM90A "fence.proxy.async.shared::cta;" ::: "memory");\n', "")],
+    "wgfence": [('    asm volatile(SM90A "wgmma.fence.sync.aligned;" ::: "memory");\n', "")],
+    "barrier": [("            acc[i] += part[i];\n        barrier(CLK_LOCAL_MEM_FENCE);\n",
+                 "            acc[i] += part[i];\n")],
+}
+
+
+def patcher(names: str):
+    replacements = [pair for name in names.split("+") for pair in ABLATIONS[name]]
+
+    def patch(source: str) -> str:
+        if "products_start" not in source:  # the sum of a split's slices
+            return source
+        for old, new in replacements:
+            if old not in source:
+                raise SystemExit(f"the kernel no longer has {old!r}: update the ablation")
+            source = source.replace(old, new, 1)
+        return source
+    return patch
+
+
+def write_ptx(queue, params, m, n, k, patch, path):
+    """The program's PTX, as NVIDIA's OpenCL returns it for the ablated source."""
+    import pyopencl as cl
+
+    from portgemm.backends.opencl import launch_plan
+
+    resolved = get_variant("wgmma").resolve(params)
+    _, sources, options = launch_plan(get_variant("wgmma"), tuple(resolved.items()), m, n, k,
+                                      np.dtype(np.float32), False, False)
+    program = queue.program(patch(sources[0]), options[0])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(program.get_info(cl.program_info.BINARIES)[0]))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", default="gpu")
+    p.add_argument("--shapes", default="4096x4096x4096:1,1024x1024x16384:4")
+    p.add_argument("--ablations", default=",".join(ABLATIONS))
+    p.add_argument("--params", type=json.loads, default=LARGE)
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--ptx-dir")
+    p.add_argument("--json", default="wgmma_ablate.json")
+    args = p.parse_args()
+    device = portgemm.select_device(args.device)
+    queue = portgemm.Queue.for_device(device)
+    rng = np.random.default_rng(3)
+    rows = []
+    print(device.description, flush=True)
+    for spec in args.shapes.split(","):
+        shape, split = spec.split(":")
+        m, n, k = map(int, shape.split("x"))
+        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+        ref = a.astype(np.float64) @ b
+        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+        params = dict(LARGE, **args.params, KSPLIT=int(split))
+        line = f"{shape} split {split}:"
+        for name in args.ablations.split(","):
+            got = parts(queue, get_variant("wgmma"), params, a_dev, b_dev, reps=args.reps,
+                        patch=patcher(name))
+            err = float(np.linalg.norm(got.pop("c") - ref) / np.linalg.norm(ref))
+            ms = got["steps_ms"][0]
+            rows.append({"m": m, "n": n, "k": k, "params": params, "ablation": name,
+                         "gemm_ms": ms, "steps_ms": got["steps_ms"], "relerr": err})
+            if args.ptx_dir:
+                write_ptx(queue, params, m, n, k, patcher(name),
+                          Path(args.ptx_dir) / f"{shape}-{split}-{name}.ptx")
+            line += f"  {name} {ms:.4f} ms ({2e-9 * m * n * k / ms:.1f} TFLOPS, {err:.0e})"
+        print(line, flush=True)
+        del a_dev, b_dev
+    with open(args.json, "w") as f:
+        json.dump({"device": device.description, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

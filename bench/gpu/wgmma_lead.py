@@ -1,0 +1,97 @@
+"""wgmma read one slab ahead (LEAD 1) or two (LEAD 2), taken in turns on the same
+operands beside cuBLAS: kernel times (OpenCL events, median of each round's median),
+relative error against float64.
+
+    python3 bench/gpu/wgmma_lead.py --json lead.json [--rounds 5] [--shapes 4096x4096x4096:1,...]
+
+A shape is MxNxK:KSPLIT (the split auto's model or entry gives it). Each round times every
+candidate once (5 runs after 2 warm-ups), in an order rotated by one each round, so that a
+drift of the machine's speed falls on all of them alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+import numpy as np
+
+import portgemm
+
+from shapes import cublas_ms
+
+LARGE = {"WN": 64, "WGM": 2, "WGN": 2, "KS": 2, "PAD": 0}  # the Hopper entries' tile to 2026-11-25
+CANDIDATES = {
+    "lead 1": dict(LARGE, LEAD=1),
+    "lead 2": dict(LARGE, LEAD=2),
+    "lead 2 KS 1": dict(LARGE, LEAD=2, KS=1),
+    "lead 1 KS 1": dict(LARGE, LEAD=1, KS=1),
+    "wide lead 1": dict(LARGE, WN=128, WGN=1, LEAD=1),  # the same 128 x 128 tile, 256 work-items
+    "wide lead 2": dict(LARGE, WN=128, WGN=1, LEAD=2),
+}
+SHAPES = ("4096x4096x4096:1,8192x8192x8192:1,2048x2048x2048:1,1024x1024x16384:4,"
+          "1000x1000x1000:2,4097x4097x4097:3")
+MORE = ("512x512x512:8,768x768x768:2,1500x1500x1500:4,2047x2047x2047:1,768x768x16384:32,"
+        "2048x1024x16384:1,1024x1024x65536:4")
+
+
+def kernel_ms(a_dev, b_dev, params, reps=5, warmup=2):
+    runs = [portgemm.gemm(a_dev, b_dev, variant="wgmma", params=params)
+            for _ in range(reps + warmup)]
+    return statistics.median(r.kernel_ms for r in runs[warmup:]), runs[-1]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--device", default="gpu")
+    p.add_argument("--json", default="lead.json")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--shapes", default=SHAPES, help=f"default {SHAPES}; 'more': {MORE}")
+    p.add_argument("--candidates", default=",".join(CANDIDATES))
+    args = p.parse_args()
+    device = portgemm.select_device(args.device)
+    names = args.candidates.split(",")
+    rng = np.random.default_rng(7)
+    rows = []
+    print(device.description, flush=True)
+    for spec in (MORE if args.shapes == "more" else args.shapes).split(","):
+        shape, split = spec.split(":")
+        m, n, k = map(int, shape.split("x"))
+        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+        ref = a.astype(np.float64) @ b
+        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+        times = {name: [] for name in names}
+        errors = {}
+        cublas = []
+        for r in range(args.rounds):
+            order = names[r % len(names):] + names[:r % len(names)]
+            for name in order:
+                ms, result = kernel_ms(a_dev, b_dev, dict(CANDIDATES[name], KSPLIT=int(split)))
+                times[name].append(ms)
+                c = result.c.get()
+                errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
+            cublas.append(cublas_ms(a, b))
+        ref_ms = statistics.median(cublas) if cublas[0] is not None else None
+        row = {"m": m, "n": n, "k": k, "KSPLIT": int(split), "cublas_ms": ref_ms,
+               "cublas_rounds": cublas, "candidates": {}}
+        for name in names:
+            ms = statistics.median(times[name])
+            row["candidates"][name] = {"kernel_ms": ms, "rounds": times[name],
+                                       "tflops": 2e-9 * m * n * k / ms,
+                                       "of_cublas": ref_ms and ref_ms / ms,
+                                       "relerr": errors[name]}
+        rows.append(row)
+        line = "  ".join(f"{name}: {c['kernel_ms']:.4f} ms ({(c['of_cublas'] or 0):.1%}, "
+                         f"{c['relerr']:.1e})" for name, c in row["candidates"].items())
+        print(f"{m}x{n}x{k} split {split}  cuBLAS {ref_ms and round(ref_ms, 4)} ms  {line}",
+              flush=True)
+        del a_dev, b_dev
+    with open(args.json, "w") as f:
+        json.dump({"device": device.description, "rounds": args.rounds, "rows": rows}, f,
+                  indent=1)
+
+
+if __name__ == "__main__":
+    main()
