@@ -40,6 +40,7 @@ from portgemm.families import get_variant
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tallskinny_parts import parts  # noqa: E402
+from wgmma_lead import split_operands  # noqa: E402
 
 LARGE = {"WN": 64, "WGM": 2, "WGN": 2, "KS": 2, "PAD": 0}  # the Hopper entries' tile to 2026-11-25
 LOADS = ("            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);\n"
@@ -117,17 +118,12 @@ def main():
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     queue = portgemm.Queue.for_device(device)
-    rng = np.random.default_rng(3)
     rows = []
     print(device.description, flush=True)
-    for spec in args.shapes.split(","):
-        shape, split = spec.split(":")
-        m, n, k = map(int, shape.split("x"))
-        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
-        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-        ref = a.astype(np.float64) @ b
+    for split, m, n, k, a, b, ref in split_operands(args.shapes, 3):
         a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
-        params = dict(LARGE, **args.params, KSPLIT=int(split))
+        params = dict(LARGE, **args.params, KSPLIT=split)
+        shape = f"{m}x{n}x{k}"
         line = f"{shape} split {split}:"
         for name in args.ablations.split(","):
             got = parts(queue, get_variant("wgmma"), params, a_dev, b_dev, reps=args.reps,

@@ -19,7 +19,7 @@ import numpy as np
 
 import portgemm
 
-from shapes import cublas_ms
+from shapes import cublas_ms, random_operands
 
 LARGE = {"WN": 64, "WGM": 2, "WGN": 2, "KS": 2, "PAD": 0}  # the Hopper entries' tile to 2026-11-25
 CANDIDATES = {
@@ -34,6 +34,14 @@ SHAPES = ("4096x4096x4096:1,8192x8192x8192:1,2048x2048x2048:1,1024x1024x16384:4,
           "1000x1000x1000:2,4097x4097x4097:3")
 MORE = ("512x512x512:8,768x768x768:2,1500x1500x1500:4,2047x2047x2047:1,768x768x16384:32,"
         "2048x1024x16384:1,1024x1024x65536:4")
+
+
+def split_operands(spec: str, seed: int):
+    """(KSPLIT, m, n, k, A, B, A @ B in float64) for each MxNxK:KSPLIT of a comma-separated
+    spec (shapes.random_operands)."""
+    shapes, splits = zip(*(item.split(":") for item in spec.split(",")))
+    for split, operands in zip(splits, random_operands(",".join(shapes), seed)):
+        yield (int(split), *operands)
 
 
 def kernel_ms(a_dev, b_dev, params, reps=5, warmup=2):
@@ -52,15 +60,9 @@ def main():
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     names = args.candidates.split(",")
-    rng = np.random.default_rng(7)
     rows = []
     print(device.description, flush=True)
-    for spec in (MORE if args.shapes == "more" else args.shapes).split(","):
-        shape, split = spec.split(":")
-        m, n, k = map(int, shape.split("x"))
-        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
-        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-        ref = a.astype(np.float64) @ b
+    for split, m, n, k, a, b, ref in split_operands(MORE if args.shapes == "more" else args.shapes, 7):
         a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
         times = {name: [] for name in names}
         errors = {}
@@ -68,13 +70,13 @@ def main():
         for r in range(args.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             for name in order:
-                ms, result = kernel_ms(a_dev, b_dev, dict(CANDIDATES[name], KSPLIT=int(split)))
+                ms, result = kernel_ms(a_dev, b_dev, dict(CANDIDATES[name], KSPLIT=split))
                 times[name].append(ms)
                 c = result.c.get()
                 errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
             cublas.append(cublas_ms(a, b))
         ref_ms = statistics.median(cublas) if cublas[0] is not None else None
-        row = {"m": m, "n": n, "k": k, "KSPLIT": int(split), "cublas_ms": ref_ms,
+        row = {"m": m, "n": n, "k": k, "KSPLIT": split, "cublas_ms": ref_ms,
                "cublas_rounds": cublas, "candidates": {}}
         for name in names:
             ms = statistics.median(times[name])
