@@ -78,8 +78,58 @@
 #define BK (8 * KS)
 #define LA (BM * BK / WG)   /* values of A a work-item stages per slab */
 #define LB (BK * BN / WG)   /* values of B */
-/* load_a, tf32 (after the tile they read) */
+/* tf32, tf32_truncated (after the tile they read) */
 #include "slab.h"
+
+/* A is staged in runs of AV values along its contiguous dimension (k in a row-major A,
+ * m in a column-major one): run r of a work-item is element tid + r WG of the slab's
+ * BM BK / AV runs. A run wholly inside A and aligned is read as one vector, and in a
+ * row-major A stored as one; the others value by value, as load_a of slab.h. */
+#if LA % 4 == 0   /* LA = 4 KS / WGN: 2 at least */
+#define AV 4
+#else
+#define AV 2
+#endif
+#define AVEC PG_CAT(float, AV)
+
+/* where run r of work-item tid starts in the slab: row mm, step kk */
+inline int2 a_run(const int r, const int tid)
+{
+    const int idx = tid + r * WG;
+#if A_COLMAJOR
+    return (int2)(AV * (idx % (BM / AV)), idx / (BM / AV));
+#else
+    return (int2)(idx / (BK / AV), AV * (idx % (BK / AV)));
+#endif
+}
+
+/* the slab of K from k0: this work-item's runs of A, zeros past K, rows past M reading
+ * the last one; vectors where A's runs are aligned (aligned: lda and A's address allow
+ * them) */
+inline void load_a_runs(float ra[LA], const int k0, const int tid, const int m0,
+                        const int M, const int K, __global const float *restrict A,
+                        const int lda, const int aligned)
+{
+    for (int r = 0; r < LA / AV; ++r) {
+        const int2 at = a_run(r, tid);
+        const int mm = m0 + at.x, k = k0 + at.y;
+#if A_COLMAJOR
+        if (aligned && mm + AV <= M && k < K) {
+            *(AVEC *)(ra + AV * r) = *(__global const AVEC *)(A + (long)k * lda + mm);
+            continue;
+        }
+#else
+        if (aligned && k + AV <= K) {
+            *(AVEC *)(ra + AV * r) = *(__global const AVEC *)(A + (long)min(mm, M - 1) * lda + k);
+            continue;
+        }
+#endif
+        for (int j = 0; j < AV; ++j) {
+            const int row = min(mm + (A_COLMAJOR ? j : 0), M - 1), kj = k + (A_COLMAJOR ? 0 : j);
+            ra[AV * r + j] = kj < K ? A_AT(row, kj) : 0.0f;
+        }
+    }
+}
 #define ND (WN / 2)         /* accumulators of a work-item: 64 WN / 128 */
 #define WGMMA_PTX (PORTGEMM_PTX && PORTGEMM_SM == 90 && !USE_FP64)  /* sm_90a only */
 #define SM90A "//sm_90a:"   /* see portgemm/runtime/ptx.py */
@@ -204,12 +254,13 @@ inline void load_b_cores(float rb[LB], const int k0, const int tid, const int n0
 inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
                        __local float As[BM][BK + PAD], __local float Bs[2][BK * BN])
 {
-    for (int e = 0; e < LA; ++e) {
-        const int idx = tid + e * WG;
+    for (int r = 0; r < LA / AV; ++r) {
+        const int2 at = a_run(r, tid);
 #if A_COLMAJOR
-        As[idx % BM][idx / BM] = ra[e];
-#else
-        As[idx / BK][idx % BK] = ra[e];
+        for (int j = 0; j < AV; ++j)
+            As[at.x + j][at.y] = ra[AV * r + j];
+#else  /* a run is AV values of a row: rows of BK + PAD, PAD a multiple of 4 */
+        *(__local AVEC *)&As[at.x][at.y] = *(const AVEC *)(ra + AV * r);
 #endif
     }
     for (int e = 0; e < LB; ++e) {  /* load_b_cores's order: b_index(k, n) = idx */
@@ -239,14 +290,15 @@ void gemm(SPLIT_GEMM_ARGS)
     for (int i = 0; i < ND; ++i)
         acc[i] = part[i] = 0.0f;
 
-    float ra[LA], rb[LB];
+    float ra[LA] __attribute__((aligned(16))), rb[LB];
     const int slabs = (K + BK - 1) / BK;
-    load_a(ra, 0, tid, m0, M, K, A, lda);
+    const int aligned = lda % AV == 0 && (size_t)A % (4 * AV) == 0;
+    load_a_runs(ra, 0, tid, m0, M, K, A, lda, aligned);
     load_b_cores(rb, 0, tid, n0, N, K, B, ldb);
     store_slab(ra, rb, tid, As[0], Bs[0]);
 #if LEAD == 2
     if (1 < slabs) {
-        load_a(ra, BK, tid, m0, M, K, A, lda);
+        load_a_runs(ra, BK, tid, m0, M, K, A, lda, aligned);
         load_b_cores(rb, BK, tid, n0, N, K, B, ldb);
     }
 #endif
@@ -255,7 +307,7 @@ void gemm(SPLIT_GEMM_ARGS)
         const int buf = slab & 1;
 #if LEAD == 1
         if (slab + 1 < slabs) {
-            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);
+            load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned);
             load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);
         }
 #endif
@@ -264,7 +316,7 @@ void gemm(SPLIT_GEMM_ARGS)
             store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);
 #if LEAD == 2
         if (slab + 2 < slabs) {  /* arrives while the next slab is multiplied */
-            load_a(ra, (slab + 2) * BK, tid, m0, M, K, A, lda);
+            load_a_runs(ra, (slab + 2) * BK, tid, m0, M, K, A, lda, aligned);
             load_b_cores(rb, (slab + 2) * BK, tid, n0, N, K, B, ldb);
         }
 #endif

@@ -14,6 +14,7 @@ count), in one run.
               before 2026-11-26 (they are now left for the tensor cores to truncate)
     intround  TF32's rounding by two integer operations, without cvt.rna's care for
               infinities and NaN: a change to try
+    scalara   A's runs read value by value, as before 2026-11-26 (vectors where aligned now)
     wait      the loop does not wait for its products (a race: only for the time)
     proxyfence  no fence between a slab's stores and wgmma's reads of it (a race)
     wgfence   no wgmma.fence before a slab's products (a race)
@@ -43,7 +44,7 @@ from tallskinny_parts import parts  # noqa: E402
 from wgmma_lead import split_operands  # noqa: E402
 
 LARGE = {"WN": 64, "WGM": 2, "WGN": 2, "KS": 2, "PAD": 0}  # the Hopper entries' tile to 2026-11-25
-LOADS = ("            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);\n"
+LOADS = ("            load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned);\n"
          "            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);\n")
 STORE = ("        if (slab + 1 < slabs)  /* while the tensor cores multiply this slab */\n"
          "            store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);\n")
@@ -58,7 +59,7 @@ ABLATIONS = {
                  "        wgmma(part, a_hi[ks], descriptor(Bs[0] + core), ks > 0);\n")],
     "split": [("            const float hi = tf32(x);\n"
                "            a_hi[ks][i] = as_uint(hi);\n"
-               "            a_lo[ks][i] = as_uint(tf32(x - hi));\n",
+               "            a_lo[ks][i] = as_uint(x - hi);  /* the tensor cores drop its low bits */\n",
                "            a_hi[ks][i] = as_uint(x);\n"
                "            a_lo[ks][i] = as_uint(x);\n")],
     "roundlo": [("            a_lo[ks][i] = as_uint(x - hi);  /* the tensor cores drop its low bits */\n",
@@ -68,6 +69,8 @@ ABLATIONS = {
     "intround": [('    uint r;\n    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));\n'
                   '    return as_float(r);\n',
                   "    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n")],
+    "scalara": [("    const int aligned = lda % AV == 0 && (size_t)A % (4 * AV) == 0;\n",
+                 "    const int aligned = 0;\n")],
     "wait": [("        products_wait(part);\n        for (int i = 0; i < ND; ++i)\n"
               "            acc[i] += part[i];\n",
               "        for (int i = 0; i < ND; ++i)\n            acc[i] += part[i];\n")],

@@ -32,6 +32,11 @@ def _spelled_out(p: Params) -> bool:
     return p["WN"] in (64, 128)
 
 
+@restriction("PAD must be a multiple of 4: a row-major A's runs of 4 are stored as vectors")
+def _vector_rows(p: Params) -> bool:
+    return p["PAD"] % 4 == 0
+
+
 class Wgmma(Variant):
     name = "wgmma"
     source_file = "wgmma.cl"
@@ -41,7 +46,7 @@ class Wgmma(Variant):
              "LEAD": [1, 2], "KSPLIT": [1]}  # split-K is for shapes with few tiles of C: auto's model sets it
     defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4, "LEAD": 2, "KSPLIT": 1}
     flags = ("PAD",)
-    restrictions = (_spelled_out,)  # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN
+    restrictions = (_spelled_out, _vector_rows)  # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN
     # values of A and KS WN / (16 WGM) of B a work-item
 
     def work_group(self, params: Params) -> tuple[int, int]:
