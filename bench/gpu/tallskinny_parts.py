@@ -42,18 +42,20 @@ def parts(queue, variant, params, a_dev, b_dev, reps=10, patch=None):
     import pyopencl as cl
 
     (m, k), n = a_dev.shape, b_dev.shape[1]
+    dtype = np.dtype(a_dev.dtype)
     params = variant.resolve(params)  # the defaults of any parameter not named
-    plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k,
-                                         np.dtype(np.float32), False, False)
+    plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k, dtype,
+                                         False, False)
     if patch is not None:
         sources = [patch(source) for source in sources]
     kernels = [queue.kernel(s, step.kernel, o) for step, s, o in zip(plan.steps, sources, options)]
-    c = cl.array.empty(queue.cl_queue, (m, n), np.float32)
+    c = cl.array.empty(queue.cl_queue, (m, n), dtype)
     i32 = np.int32
     args = {"A": a_dev.data, "B": b_dev.data, "C": c.data, "M": i32(m), "N": i32(n),
             "K": i32(k), "lda": i32(k), "ldb": i32(n), "ldc": i32(n)}
     for index, elements in enumerate(plan.workspace):
-        args[f"W{index}"] = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, elements * 4)
+        args[f"W{index}"] = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE,
+                                      elements * dtype.itemsize)
     if plan.counters:
         args["Z0"] = queue.zeroed_counters(plan.counters)
     rows = []

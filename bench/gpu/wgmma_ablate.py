@@ -1,7 +1,7 @@
-"""Where a slab's time goes in wgmma (kernels_cl/wgmma.cl): a tile (--params over the
-Hopper entries' 64 x 64 blocks of 2026-11-25) timed as it ships and with one part of its
-K loop taken out of the source at a time (the results are then wrong; only the times
-count), in one run.
+"""Where a slab's time goes in wgmma (kernels_cl/wgmma.cl; --variant mma: mma.cl, its own
+ablations below): a tile (--params over the Hopper entries' 64 x 64 blocks of 2026-11-25,
+or mma's defaults) timed as it ships and with one part of its K loop taken out of the
+source at a time (the results are then wrong; only the times count), in one run.
 
     none      the kernel as it ships
     loads     the next slab is not read from global memory (the stale registers are stored;
@@ -20,6 +20,8 @@ count), in one run.
     wgfence   no wgmma.fence before a slab's products (a race)
     barrier   no barrier at the end of a slab (a race)
     a+b       both (--ablations none,staging,staging+barrier ...)
+mma's: none, staging, barrier (as above), fragments (A's fragments not read from local
+memory).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
         [--ablations ...] [--params '{"LEAD": 2, ...}'] [--ptx-dir DIR] [--json ablate.json]
@@ -80,12 +82,28 @@ ABLATIONS = {
                  "            acc[i] += part[i];\n")],
 }
 
+MMA_LOADS = ("            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);\n"
+             "            load_b(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);\n")
+MMA_STORE = "            store_slab(ra, rb, tid, As[BUFFERS - 1 - buf], Bs[BUFFERS - 1 - buf]);\n"
+MMA_FRAGMENTS = ("                            a[s][p][mi][i] = As[buf][p][k + 4 * (i / 2)]"
+                 "[wm + mi * 16 + g + 8 * (i % 2)];\n")
+# kernels_cl/mma.cl's loop, its parts (float64: one mma.sync a tile and step of 8)
+MMA_ABLATIONS = {
+    "none": [],
+    "staging": [(MMA_LOADS, ""), (MMA_STORE, "")],
+    "barrier": [("        }\n        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n\n    for (int mi",
+                 "        }\n    }\n\n    for (int mi")],
+    "fragments": [(MMA_FRAGMENTS, "                            a[s][p][mi][i] = (REAL)(g + i);\n")],
+}
+TABLES = {"wgmma": ABLATIONS, "mma": MMA_ABLATIONS}
+MARK = {"wgmma": "products_start", "mma": "mma_steps"}  # in the GEMM's source, not the sum's
 
-def patcher(names: str):
-    replacements = [pair for name in names.split("+") for pair in ABLATIONS[name]]
+
+def patcher(names: str, variant: str = "wgmma"):
+    replacements = [pair for name in names.split("+") for pair in TABLES[variant][name]]
 
     def patch(source: str) -> str:
-        if "products_start" not in source:  # the sum of a split's slices
+        if MARK[variant] not in source:  # the sum of a split's slices
             return source
         for old, new in replacements:
             if old not in source:
@@ -95,15 +113,15 @@ def patcher(names: str):
     return patch
 
 
-def write_ptx(queue, params, m, n, k, patch, path):
+def write_ptx(queue, variant, params, m, n, k, dtype, patch, path):
     """The program's PTX, as NVIDIA's OpenCL returns it for the ablated source."""
     import pyopencl as cl
 
     from portgemm.backends.opencl import launch_plan
 
-    resolved = get_variant("wgmma").resolve(params)
-    _, sources, options = launch_plan(get_variant("wgmma"), tuple(resolved.items()), m, n, k,
-                                      np.dtype(np.float32), False, False)
+    resolved = variant.resolve(params)
+    _, sources, options = launch_plan(variant, tuple(resolved.items()), m, n, k, dtype,
+                                      False, False)
     program = queue.program(patch(sources[0]), options[0])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(bytes(program.get_info(cl.program_info.BINARIES)[0]))
@@ -113,30 +131,36 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", default="gpu")
     p.add_argument("--shapes", default="4096x4096x4096:1,1024x1024x16384:4")
-    p.add_argument("--ablations", default=",".join(ABLATIONS))
-    p.add_argument("--params", type=json.loads, default=LARGE)
+    p.add_argument("--variant", choices=sorted(TABLES), default="wgmma")
+    p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    p.add_argument("--ablations", help="default: every one of the variant's")
+    p.add_argument("--params", type=json.loads, default={},
+                   help="over the old Hopper tile for wgmma, the defaults for mma")
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--ptx-dir")
     p.add_argument("--json", default="wgmma_ablate.json")
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     queue = portgemm.Queue.for_device(device)
+    variant, dtype = get_variant(args.variant), np.dtype(args.dtype)
     rows = []
     print(device.description, flush=True)
     for split, m, n, k, a, b, ref in split_operands(args.shapes, 3):
+        a, b = a.astype(dtype), b.astype(dtype)
         a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
-        params = dict(LARGE, **args.params, KSPLIT=split)
+        params = (dict(LARGE, **args.params, KSPLIT=split) if args.variant == "wgmma"
+                  else dict(args.params))
         shape = f"{m}x{n}x{k}"
         line = f"{shape} split {split}:"
-        for name in args.ablations.split(","):
-            got = parts(queue, get_variant("wgmma"), params, a_dev, b_dev, reps=args.reps,
-                        patch=patcher(name))
+        for name in (args.ablations or ",".join(TABLES[args.variant])).split(","):
+            got = parts(queue, variant, params, a_dev, b_dev, reps=args.reps,
+                        patch=patcher(name, args.variant))
             err = float(np.linalg.norm(got.pop("c") - ref) / np.linalg.norm(ref))
             ms = got["steps_ms"][0]
             rows.append({"m": m, "n": n, "k": k, "params": params, "ablation": name,
                          "gemm_ms": ms, "steps_ms": got["steps_ms"], "relerr": err})
             if args.ptx_dir:
-                write_ptx(queue, params, m, n, k, patcher(name),
+                write_ptx(queue, variant, params, m, n, k, dtype, patcher(name, args.variant),
                           Path(args.ptx_dir) / f"{shape}-{split}-{name}.ptx")
             line += f"  {name} {ms:.4f} ms ({2e-9 * m * n * k / ms:.1f} TFLOPS, {err:.0e})"
         print(line, flush=True)
