@@ -20,7 +20,7 @@
  *     matrices" (8 columns n, 4 steps k, 128 contiguous bytes, column by column), those of
  *     one column block adjacent along K (LBO 128 bytes), the blocks BK / 4 cores apart
  *     (SBO 32 BK bytes): value (k, n) at ((n / 8) (BK / 4) + k / 4) 32 + (n % 8) 4 + k % 4.
- * The high parts are rounded to TF32 (cvt.rna); the low parts x - x_hi go to the tensor
+ * The high parts are rounded to TF32 (tf32_hi); the low parts x - x_hi go to the tensor
  * cores as they are, which read them without their low 13 bits: rounding them first
  * changed the error at 4096 by 1% and cost a tenth of the kernel's time in instructions
  * (bench/results/2026-11-26-h100-wgmma-issue).
@@ -130,6 +130,16 @@ inline void load_a_runs(float ra[LA], const int k0, const int tid, const int m0,
         }
     }
 }
+/* x's high TF32 part, to nearest (ties away from zero) by two integer operations where
+ * cvt.rna.tf32 takes four: 2-3% of the kernel's time on an H100
+ * (bench/results/2026-11-26-h100-wgmma-issue). Unlike cvt, it may turn a NaN into
+ * another value; the low part x - hi is then NaN all the same, and this kernel does not
+ * round it again, so a NaN still makes its products NaN. */
+inline float tf32_hi(const float x)
+{
+    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);
+}
+
 #define ND (WN / 2)         /* accumulators of a work-item: 64 WN / 128 */
 #define WGMMA_PTX (PORTGEMM_PTX && PORTGEMM_SM == 90 && !USE_FP64)  /* sm_90a only */
 #define SM90A "//sm_90a:"   /* see portgemm/runtime/ptx.py */
@@ -191,7 +201,7 @@ inline void products_start(float part[ND], __local const float As[BM][BK + PAD],
     for (int ks = 0; ks < KS; ++ks)
         for (int i = 0; i < 4; ++i) {
             const float x = As[row0 + g + 8 * (i % 2)][ks * 8 + t + 4 * (i / 2)];
-            const float hi = tf32(x);
+            const float hi = tf32_hi(x);
             a_hi[ks][i] = as_uint(hi);
             a_lo[ks][i] = as_uint(x - hi);  /* the tensor cores drop its low bits */
         }
@@ -209,7 +219,7 @@ inline void products_start(float part[ND], __local const float As[BM][BK + PAD],
         const int row = row0 + g + 8 * ((i % 4) / 2), col = col0 + 8 * (i / 4) + 2 * t + i % 2;
         float s = 0.0f;
         for (int k = 0; k < BK; ++k) {
-            const float x = As[row][k], a_hi = tf32(x), a_lo = tf32_truncated(x - a_hi);
+            const float x = As[row][k], a_hi = tf32_hi(x), a_lo = tf32_truncated(x - a_hi);
             const float b_hi = Bs[0][b_index(k, col)];
             const float b_lo = tf32_truncated(Bs[1][b_index(k, col)]);
             s = fma(a_lo, b_hi, s);
@@ -265,7 +275,7 @@ inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
     }
     for (int e = 0; e < LB; ++e) {  /* load_b_cores's order: b_index(k, n) = idx */
         const int idx = tid + e * WG;
-        const float hi = tf32(rb[e]);
+        const float hi = tf32_hi(rb[e]);
         Bs[0][idx] = hi;
         Bs[1][idx] = rb[e] - hi;  /* read as TF32, its low bits dropped */
     }

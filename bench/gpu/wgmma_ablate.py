@@ -12,8 +12,10 @@ source at a time (the results are then wrong; only the times count), in one run.
     split     A's fragments are not split into TF32 parts
     roundlo   the low TF32 parts rounded (cvt.rna) before the tensor cores read them, as
               before 2026-11-26 (they are now left for the tensor cores to truncate)
-    intround  TF32's rounding by two integer operations, without cvt.rna's care for
-              infinities and NaN: a change to try
+    cvthi     the high TF32 parts rounded by cvt.rna, as before 2026-11-26 (by two integer
+              operations now; intround in the record's runs before that)
+    trunchi   the high TF32 parts truncated (low 13 bits dropped), not rounded: a change
+              to try, its error measured
     scalara   A's runs read value by value, as before 2026-11-26 (vectors where aligned now)
     wait      the loop does not wait for its products (a race: only for the time)
     proxyfence  no fence between a slab's stores and wgmma's reads of it (a race)
@@ -68,9 +70,10 @@ ABLATIONS = {
                  "            a_lo[ks][i] = as_uint(tf32(x - hi));\n"),
                 ("        Bs[1][idx] = rb[e] - hi;  /* read as TF32, its low bits dropped */\n",
                  "        Bs[1][idx] = tf32(rb[e] - hi);\n")],
-    "intround": [('    uint r;\n    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));\n'
-                  '    return as_float(r);\n',
-                  "    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n")],
+    "cvthi": [("    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n}\n\n#define ND",
+               "    return tf32(x);\n}\n\n#define ND")],
+    "trunchi": [("    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n}\n\n#define ND",
+                 "    return as_float(as_uint(x) & 0xffffe000u);\n}\n\n#define ND")],
     "scalara": [("    const int aligned = lda % AV == 0 && (size_t)A % (4 * AV) == 0;\n",
                  "    const int aligned = 0;\n")],
     "wait": [("        products_wait(part);\n        for (int i = 0; i < ND; ++i)\n"
