@@ -244,20 +244,42 @@ inline void products_wait(float d[ND])
 #endif
 }
 
-/* the slab of K from k0: the values of B this work-item stages, zeros past K, columns
- * past N reading the last one. Work-item order is the order of Bs (k % 4, n % 8, k / 4,
- * n / 8 from the fastest), so that a warp's stores are contiguous (a warp reads 4 rows
- * of 32 bytes of a row-major B, or 8 runs of 16 bytes of a column-major one). */
+/* B is staged in runs of BV consecutive steps of k at one column n, consecutive
+ * work-items along n: a warp reads whole rows of a row-major B, and each run is BV
+ * adjacent values of a core matrix (k % 4 is fastest), stored as one vector: 6-8% faster
+ * on an H100 than value by value in the cores' order (bench/results/
+ * 2026-11-26-h100-wgmma-issue). Run r of work-item tid: k = BV ((tid + r WG) / BN),
+ * n = (tid + r WG) % BN. */
+#if LB % 4 == 0   /* LB = KS WN / (16 WGM): 2 at least */
+#define BV 4
+#else
+#define BV 2
+#endif
+#define BVEC PG_CAT(float, BV)
+
+inline int2 b_run(const int r, const int tid)
+{
+    const int idx = tid + r * WG;
+    return (int2)(BV * (idx / BN), idx % BN);
+}
+
+/* the slab of K from k0: this work-item's runs of B, zeros past K, columns past N
+ * reading the last one; a column-major B's runs read as vectors where aligned */
 inline void load_b_cores(float rb[LB], const int k0, const int tid, const int n0,
                          const int N, const int K, __global const float *restrict B,
-                         const int ldb)
+                         const int ldb, const int aligned)
 {
-    for (int e = 0; e < LB; ++e) {
-        const int idx = tid + e * WG;
-        const int kk = 4 * ((idx / 32) % (BK / 4)) + idx % 4;
-        const int nn = 8 * (idx / (8 * BK)) + (idx / 4) % 8;
-        const int col = min(n0 + nn, N - 1), k = k0 + kk;
-        rb[e] = k < K ? B_AT(k, col) : 0.0f;
+    for (int r = 0; r < LB / BV; ++r) {
+        const int2 at = b_run(r, tid);
+        const int k = k0 + at.x, col = min(n0 + at.y, N - 1);
+#if B_COLMAJOR
+        if (aligned && k + BV <= K) {
+            *(BVEC *)(rb + BV * r) = *(__global const BVEC *)(B + (long)col * ldb + k);
+            continue;
+        }
+#endif
+        for (int j = 0; j < BV; ++j)
+            rb[BV * r + j] = k + j < K ? B_AT(k + j, col) : 0.0f;
     }
 }
 
@@ -273,11 +295,17 @@ inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
         *(__local AVEC *)&As[at.x][at.y] = *(const AVEC *)(ra + AV * r);
 #endif
     }
-    for (int e = 0; e < LB; ++e) {  /* load_b_cores's order: b_index(k, n) = idx */
-        const int idx = tid + e * WG;
-        const float hi = tf32_hi(rb[e]);
-        Bs[0][idx] = hi;
-        Bs[1][idx] = rb[e] - hi;  /* read as TF32, its low bits dropped */
+    for (int r = 0; r < LB / BV; ++r) {
+        const int2 at = b_run(r, tid);
+        const int core = b_index(at.x, at.y);  /* BV adjacent values, 4 BV bytes aligned */
+        BVEC hi, lo;
+        for (int j = 0; j < BV; ++j) {
+            const float x = rb[BV * r + j];
+            ((float *)&hi)[j] = tf32_hi(x);
+            ((float *)&lo)[j] = x - tf32_hi(x);  /* read as TF32, its low bits dropped */
+        }
+        *(__local BVEC *)&Bs[0][core] = hi;
+        *(__local BVEC *)&Bs[1][core] = lo;
     }
 #if WGMMA_PTX  /* these writes, by the generic proxy, visible to wgmma's (async) reads */
     asm volatile(SM90A "fence.proxy.async.shared::cta;" ::: "memory");
@@ -300,16 +328,17 @@ void gemm(SPLIT_GEMM_ARGS)
     for (int i = 0; i < ND; ++i)
         acc[i] = part[i] = 0.0f;
 
-    float ra[LA] __attribute__((aligned(16))), rb[LB];
+    float ra[LA] __attribute__((aligned(16))), rb[LB] __attribute__((aligned(16)));
     const int slabs = (K + BK - 1) / BK;
     const int aligned = lda % AV == 0 && (size_t)A % (4 * AV) == 0;
+    const int aligned_b = ldb % BV == 0 && (size_t)B % (4 * BV) == 0;
     load_a_runs(ra, 0, tid, m0, M, K, A, lda, aligned);
-    load_b_cores(rb, 0, tid, n0, N, K, B, ldb);
+    load_b_cores(rb, 0, tid, n0, N, K, B, ldb, aligned_b);
     store_slab(ra, rb, tid, As[0], Bs[0]);
 #if LEAD == 2
     if (1 < slabs) {
         load_a_runs(ra, BK, tid, m0, M, K, A, lda, aligned);
-        load_b_cores(rb, BK, tid, n0, N, K, B, ldb);
+        load_b_cores(rb, BK, tid, n0, N, K, B, ldb, aligned_b);
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -318,7 +347,7 @@ void gemm(SPLIT_GEMM_ARGS)
 #if LEAD == 1
         if (slab + 1 < slabs) {
             load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned);
-            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);
+            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb, aligned_b);
         }
 #endif
         products_start(part, As[buf], Bs[buf], row0, col0, g, t);
@@ -327,7 +356,7 @@ void gemm(SPLIT_GEMM_ARGS)
 #if LEAD == 2
         if (slab + 2 < slabs) {  /* arrives while the next slab is multiplied */
             load_a_runs(ra, (slab + 2) * BK, tid, m0, M, K, A, lda, aligned);
-            load_b_cores(rb, (slab + 2) * BK, tid, n0, N, K, B, ldb);
+            load_b_cores(rb, (slab + 2) * BK, tid, n0, N, K, B, ldb, aligned_b);
         }
 #endif
         products_wait(part);

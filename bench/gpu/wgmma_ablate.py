@@ -16,6 +16,8 @@ source at a time (the results are then wrong; only the times count), in one run.
               operations now; intround in the record's runs before that)
     trunchi   the high TF32 parts truncated (low 13 bits dropped), not rounded: a change
               to try, its error measured
+    oldb      B staged value by value in the order of its core matrices, as before
+              2026-11-26 (runs of 4 steps of k at one column, stored as vectors, now)
     scalara   A's runs read value by value, as before 2026-11-26 (vectors where aligned now)
     wait      the loop does not wait for its products (a race: only for the time)
     proxyfence  no fence between a slab's stores and wgmma's reads of it (a race)
@@ -49,7 +51,7 @@ from wgmma_lead import split_operands  # noqa: E402
 
 LARGE = {"WN": 64, "WGM": 2, "WGN": 2, "KS": 2, "PAD": 0}  # the Hopper entries' tile to 2026-11-25
 LOADS = ("            load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned);\n"
-         "            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);\n")
+         "            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb, aligned_b);\n")
 STORE = ("        if (slab + 1 < slabs)  /* while the tensor cores multiply this slab */\n"
          "            store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);\n")
 ABLATIONS = {
@@ -74,6 +76,10 @@ ABLATIONS = {
                "    return tf32(x);\n}\n\n#define ND")],
     "trunchi": [("    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n}\n\n#define ND",
                  "    return as_float(as_uint(x) & 0xffffe000u);\n}\n\n#define ND")],
+    "oldb": [('    for (int r = 0; r < LB / BV; ++r) {\n        const int2 at = b_run(r, tid);\n        const int k = k0 + at.x, col = min(n0 + at.y, N - 1);\n#if B_COLMAJOR\n        if (aligned && k + BV <= K) {\n            *(BVEC *)(rb + BV * r) = *(__global const BVEC *)(B + (long)col * ldb + k);\n            continue;\n        }\n#endif\n        for (int j = 0; j < BV; ++j)\n            rb[BV * r + j] = k + j < K ? B_AT(k + j, col) : 0.0f;\n    }\n',
+              '    for (int e = 0; e < LB; ++e) {\n        const int idx = tid + e * WG;\n        const int kk = 4 * ((idx / 32) % (BK / 4)) + idx % 4;\n        const int nn = 8 * (idx / (8 * BK)) + (idx / 4) % 8;\n        const int col = min(n0 + nn, N - 1), k = k0 + kk;\n        rb[e] = k < K ? B_AT(k, col) : 0.0f;\n    }\n'),
+             ('    for (int r = 0; r < LB / BV; ++r) {\n        const int2 at = b_run(r, tid);\n        const int core = b_index(at.x, at.y);  /* BV adjacent values, 4 BV bytes aligned */\n        BVEC hi, lo;\n        for (int j = 0; j < BV; ++j) {\n            const float x = rb[BV * r + j];\n            ((float *)&hi)[j] = tf32_hi(x);\n            ((float *)&lo)[j] = x - tf32_hi(x);  /* read as TF32, its low bits dropped */\n        }\n        *(__local BVEC *)&Bs[0][core] = hi;\n        *(__local BVEC *)&Bs[1][core] = lo;\n    }\n',
+              "    for (int e = 0; e < LB; ++e) {  /* load_b_cores's order: b_index(k, n) = idx */\n        const int idx = tid + e * WG;\n        const float hi = tf32_hi(rb[e]);\n        Bs[0][idx] = hi;\n        Bs[1][idx] = rb[e] - hi;\n    }\n")],
     "scalara": [("    const int aligned = lda % AV == 0 && (size_t)A % (4 * AV) == 0;\n",
                  "    const int aligned = 0;\n")],
     "wait": [("        products_wait(part);\n        for (int i = 0; i < ND; ++i)\n"
