@@ -81,16 +81,21 @@
 /* tf32, tf32_truncated (after the tile they read) */
 #include "slab.h"
 
-/* A is staged in runs of AV values along its contiguous dimension (k in a row-major A,
- * m in a column-major one): run r of a work-item is element tid + r WG of the slab's
- * BM BK / AV runs. A run wholly inside A and aligned is read as one vector, and in a
- * row-major A stored as one; the others value by value, as load_a of slab.h. */
-#if LA % 4 == 0   /* LA = 4 KS / WGN: 2 at least */
-#define AV 4
+/* Both operands are staged in runs of RUN values: 4 where a work-item's values of each
+ * (LA = 4 KS / WGN, LB = KS WN / (16 WGM), 2 at least) divide into them, else 2. */
+#if LA % 4 == 0 && LB % 4 == 0
+#define RUN 4
 #else
-#define AV 2
+#define RUN 2
 #endif
-#define AVEC PG_CAT(float, AV)
+#define RUNVEC PG_CAT(float, RUN)
+#define AV RUN
+#define BV RUN
+
+/* A's runs lie along its contiguous dimension (k in a row-major A, m in a column-major
+ * one): run r of a work-item is element tid + r WG of the slab's BM BK / AV runs. A run
+ * wholly inside A and aligned is read as one vector, and in a row-major A stored as one;
+ * the others value by value, as load_a of slab.h. */
 
 /* where run r of work-item tid starts in the slab: row mm, step kk */
 inline int2 a_run(const int r, const int tid)
@@ -115,12 +120,12 @@ inline void load_a_runs(float ra[LA], const int k0, const int tid, const int m0,
         const int mm = m0 + at.x, k = k0 + at.y;
 #if A_COLMAJOR
         if (aligned && mm + AV <= M && k < K) {
-            *(AVEC *)(ra + AV * r) = *(__global const AVEC *)(A + (long)k * lda + mm);
+            *(RUNVEC *)(ra + AV * r) = *(__global const RUNVEC *)(A + (long)k * lda + mm);
             continue;
         }
 #else
         if (aligned && k + AV <= K) {
-            *(AVEC *)(ra + AV * r) = *(__global const AVEC *)(A + (long)min(mm, M - 1) * lda + k);
+            *(RUNVEC *)(ra + AV * r) = *(__global const RUNVEC *)(A + (long)min(mm, M - 1) * lda + k);
             continue;
         }
 #endif
@@ -244,19 +249,12 @@ inline void products_wait(float d[ND])
 #endif
 }
 
-/* B is staged in runs of BV consecutive steps of k at one column n, consecutive
+/* B's runs are BV consecutive steps of k at one column n, consecutive
  * work-items along n: a warp reads whole rows of a row-major B, and each run is BV
  * adjacent values of a core matrix (k % 4 is fastest), stored as one vector: 6-8% faster
  * on an H100 than value by value in the cores' order (bench/results/
  * 2026-11-26-h100-wgmma-issue). Run r of work-item tid: k = BV ((tid + r WG) / BN),
  * n = (tid + r WG) % BN. */
-#if LB % 4 == 0   /* LB = KS WN / (16 WGM): 2 at least */
-#define BV 4
-#else
-#define BV 2
-#endif
-#define BVEC PG_CAT(float, BV)
-
 inline int2 b_run(const int r, const int tid)
 {
     const int idx = tid + r * WG;
@@ -274,7 +272,7 @@ inline void load_b_cores(float rb[LB], const int k0, const int tid, const int n0
         const int k = k0 + at.x, col = min(n0 + at.y, N - 1);
 #if B_COLMAJOR
         if (aligned && k + BV <= K) {
-            *(BVEC *)(rb + BV * r) = *(__global const BVEC *)(B + (long)col * ldb + k);
+            *(RUNVEC *)(rb + BV * r) = *(__global const RUNVEC *)(B + (long)col * ldb + k);
             continue;
         }
 #endif
@@ -292,20 +290,20 @@ inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
         for (int j = 0; j < AV; ++j)
             As[at.x + j][at.y] = ra[AV * r + j];
 #else  /* a run is AV values of a row: rows of BK + PAD, PAD a multiple of 4 */
-        *(__local AVEC *)&As[at.x][at.y] = *(const AVEC *)(ra + AV * r);
+        *(__local RUNVEC *)&As[at.x][at.y] = *(const RUNVEC *)(ra + AV * r);
 #endif
     }
     for (int r = 0; r < LB / BV; ++r) {
         const int2 at = b_run(r, tid);
         const int core = b_index(at.x, at.y);  /* BV adjacent values, 4 BV bytes aligned */
-        BVEC hi, lo;
+        RUNVEC hi, lo;
         for (int j = 0; j < BV; ++j) {
             const float x = rb[BV * r + j];
             ((float *)&hi)[j] = tf32_hi(x);
             ((float *)&lo)[j] = x - tf32_hi(x);  /* read as TF32, its low bits dropped */
         }
-        *(__local BVEC *)&Bs[0][core] = hi;
-        *(__local BVEC *)&Bs[1][core] = lo;
+        *(__local RUNVEC *)&Bs[0][core] = hi;
+        *(__local RUNVEC *)&Bs[1][core] = lo;
     }
 #if WGMMA_PTX  /* these writes, by the generic proxy, visible to wgmma's (async) reads */
     asm volatile(SM90A "fence.proxy.async.shared::cta;" ::: "memory");
