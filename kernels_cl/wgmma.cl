@@ -34,7 +34,7 @@
  * -D WN       columns of a warpgroup's block: 64 or 128 (wgmma's N)
  * -D WGM, WGN warpgroups of a work-group along M and N
  * -D KS       steps of 8 of K in one slab
- * -D PAD      extra values at the end of each row of As (bank spread)
+ * -D PAD      extra values at the end of each row of As (bank spread): a multiple of 4
  * -D LEAD     slabs of K read ahead of the one multiplied: 1 (the next slab is read and
  *             stored while the tensor cores multiply, so its store waits for the read) or 2
  *             (the slab after next is read once the next one is stored, and has a whole
@@ -95,9 +95,9 @@
 /* A's runs lie along its contiguous dimension (k in a row-major A, m in a column-major
  * one): run r of a work-item is element tid + r WG of the slab's BM BK / AV runs. A run
  * wholly inside A and aligned is read as one vector, and in a row-major A stored as one;
- * the others value by value, as load_a of slab.h. */
-
-/* where run r of work-item tid starts in the slab: row mm, step kk */
+ * the others value by value, as load_a of slab.h, which mma.cl keeps: its k-major tiles
+ * ran 9% slower in float64 staged in runs (bench/results/2026-11-26-h100-wgmma-issue).
+ * a_run: where run r of work-item tid starts in the slab, (row mm, step kk). */
 inline int2 a_run(const int r, const int tid)
 {
     const int idx = tid + r * WG;
@@ -298,9 +298,9 @@ inline void store_slab(const float ra[LA], const float rb[LB], const int tid,
         const int core = b_index(at.x, at.y);  /* BV adjacent values, 4 BV bytes aligned */
         RUNVEC hi, lo;
         for (int j = 0; j < BV; ++j) {
-            const float x = rb[BV * r + j];
-            ((float *)&hi)[j] = tf32_hi(x);
-            ((float *)&lo)[j] = x - tf32_hi(x);  /* read as TF32, its low bits dropped */
+            const float x = rb[BV * r + j], h = tf32_hi(x);
+            ((float *)&hi)[j] = h;
+            ((float *)&lo)[j] = x - h;  /* read as TF32, its low bits dropped */
         }
         *(__local RUNVEC *)&Bs[0][core] = hi;
         *(__local RUNVEC *)&Bs[1][core] = lo;
@@ -328,14 +328,14 @@ void gemm(SPLIT_GEMM_ARGS)
 
     float ra[LA] __attribute__((aligned(16))), rb[LB] __attribute__((aligned(16)));
     const int slabs = (K + BK - 1) / BK;
-    const int aligned = lda % AV == 0 && (size_t)A % (4 * AV) == 0;
+    const int aligned_a = lda % AV == 0 && (size_t)A % (4 * AV) == 0;
     const int aligned_b = ldb % BV == 0 && (size_t)B % (4 * BV) == 0;
-    load_a_runs(ra, 0, tid, m0, M, K, A, lda, aligned);
+    load_a_runs(ra, 0, tid, m0, M, K, A, lda, aligned_a);
     load_b_cores(rb, 0, tid, n0, N, K, B, ldb, aligned_b);
     store_slab(ra, rb, tid, As[0], Bs[0]);
 #if LEAD == 2
     if (1 < slabs) {
-        load_a_runs(ra, BK, tid, m0, M, K, A, lda, aligned);
+        load_a_runs(ra, BK, tid, m0, M, K, A, lda, aligned_a);
         load_b_cores(rb, BK, tid, n0, N, K, B, ldb, aligned_b);
     }
 #endif
@@ -344,7 +344,7 @@ void gemm(SPLIT_GEMM_ARGS)
         const int buf = slab & 1;
 #if LEAD == 1
         if (slab + 1 < slabs) {
-            load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned);
+            load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned_a);
             load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb, aligned_b);
         }
 #endif
@@ -353,7 +353,7 @@ void gemm(SPLIT_GEMM_ARGS)
             store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);
 #if LEAD == 2
         if (slab + 2 < slabs) {  /* arrives while the next slab is multiplied */
-            load_a_runs(ra, (slab + 2) * BK, tid, m0, M, K, A, lda, aligned);
+            load_a_runs(ra, (slab + 2) * BK, tid, m0, M, K, A, lda, aligned_a);
             load_b_cores(rb, (slab + 2) * BK, tid, n0, N, K, B, ldb, aligned_b);
         }
 #endif

@@ -50,7 +50,7 @@ from tallskinny_parts import parts  # noqa: E402
 from wgmma_lead import split_operands  # noqa: E402
 
 LARGE = {"WN": 64, "WGM": 2, "WGN": 2, "KS": 2, "PAD": 0}  # the Hopper entries' tile to 2026-11-25
-LOADS = ("            load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned);\n"
+LOADS = ("            load_a_runs(ra, (slab + 1) * BK, tid, m0, M, K, A, lda, aligned_a);\n"
          "            load_b_cores(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb, aligned_b);\n")
 STORE = ("        if (slab + 1 < slabs)  /* while the tensor cores multiply this slab */\n"
          "            store_slab(ra, rb, tid, As[buf ^ 1], Bs[buf ^ 1]);\n")
@@ -63,25 +63,25 @@ ABLATIONS = {
                  "        wgmma(part, a_hi[ks], descriptor(Bs[1] + core), 1);\n"
                  "        wgmma(part, a_hi[ks], descriptor(Bs[0] + core), 1);\n",
                  "        wgmma(part, a_hi[ks], descriptor(Bs[0] + core), ks > 0);\n")],
-    "split": [("            const float hi = tf32(x);\n"
+    "split": [("            const float hi = tf32_hi(x);\n"
                "            a_hi[ks][i] = as_uint(hi);\n"
                "            a_lo[ks][i] = as_uint(x - hi);  /* the tensor cores drop its low bits */\n",
                "            a_hi[ks][i] = as_uint(x);\n"
                "            a_lo[ks][i] = as_uint(x);\n")],
     "roundlo": [("            a_lo[ks][i] = as_uint(x - hi);  /* the tensor cores drop its low bits */\n",
                  "            a_lo[ks][i] = as_uint(tf32(x - hi));\n"),
-                ("        Bs[1][idx] = rb[e] - hi;  /* read as TF32, its low bits dropped */\n",
-                 "        Bs[1][idx] = tf32(rb[e] - hi);\n")],
+                ("            ((float *)&lo)[j] = x - h;  /* read as TF32, its low bits dropped */\n",
+                 "            ((float *)&lo)[j] = tf32(x - h);\n")],
     "cvthi": [("    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n}\n\n#define ND",
                "    return tf32(x);\n}\n\n#define ND")],
     "trunchi": [("    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);\n}\n\n#define ND",
                  "    return as_float(as_uint(x) & 0xffffe000u);\n}\n\n#define ND")],
     "oldb": [('    for (int r = 0; r < LB / BV; ++r) {\n        const int2 at = b_run(r, tid);\n        const int k = k0 + at.x, col = min(n0 + at.y, N - 1);\n#if B_COLMAJOR\n        if (aligned && k + BV <= K) {\n            *(RUNVEC *)(rb + BV * r) = *(__global const RUNVEC *)(B + (long)col * ldb + k);\n            continue;\n        }\n#endif\n        for (int j = 0; j < BV; ++j)\n            rb[BV * r + j] = k + j < K ? B_AT(k + j, col) : 0.0f;\n    }\n',
               '    for (int e = 0; e < LB; ++e) {\n        const int idx = tid + e * WG;\n        const int kk = 4 * ((idx / 32) % (BK / 4)) + idx % 4;\n        const int nn = 8 * (idx / (8 * BK)) + (idx / 4) % 8;\n        const int col = min(n0 + nn, N - 1), k = k0 + kk;\n        rb[e] = k < K ? B_AT(k, col) : 0.0f;\n    }\n'),
-             ('    for (int r = 0; r < LB / BV; ++r) {\n        const int2 at = b_run(r, tid);\n        const int core = b_index(at.x, at.y);  /* BV adjacent values, 4 BV bytes aligned */\n        RUNVEC hi, lo;\n        for (int j = 0; j < BV; ++j) {\n            const float x = rb[BV * r + j];\n            ((float *)&hi)[j] = tf32_hi(x);\n            ((float *)&lo)[j] = x - tf32_hi(x);  /* read as TF32, its low bits dropped */\n        }\n        *(__local RUNVEC *)&Bs[0][core] = hi;\n        *(__local RUNVEC *)&Bs[1][core] = lo;\n    }\n',
+             ('    for (int r = 0; r < LB / BV; ++r) {\n        const int2 at = b_run(r, tid);\n        const int core = b_index(at.x, at.y);  /* BV adjacent values, 4 BV bytes aligned */\n        RUNVEC hi, lo;\n        for (int j = 0; j < BV; ++j) {\n            const float x = rb[BV * r + j], h = tf32_hi(x);\n            ((float *)&hi)[j] = h;\n            ((float *)&lo)[j] = x - h;  /* read as TF32, its low bits dropped */\n        }\n        *(__local RUNVEC *)&Bs[0][core] = hi;\n        *(__local RUNVEC *)&Bs[1][core] = lo;\n    }\n',
               "    for (int e = 0; e < LB; ++e) {  /* load_b_cores's order: b_index(k, n) = idx */\n        const int idx = tid + e * WG;\n        const float hi = tf32_hi(rb[e]);\n        Bs[0][idx] = hi;\n        Bs[1][idx] = rb[e] - hi;\n    }\n")],
-    "scalara": [("    const int aligned = lda % AV == 0 && (size_t)A % (4 * AV) == 0;\n",
-                 "    const int aligned = 0;\n")],
+    "scalara": [("    const int aligned_a = lda % AV == 0 && (size_t)A % (4 * AV) == 0;\n",
+                 "    const int aligned_a = 0;\n")],
     "wait": [("        products_wait(part);\n        for (int i = 0; i < ND; ++i)\n"
               "            acc[i] += part[i];\n",
               "        for (int i = 0; i < ND; ++i)\n            acc[i] += part[i];\n")],
