@@ -42,6 +42,9 @@
 /* a ## b after both are expanded: REAL and a width into a vector type, vload and a width */
 #define PG_CAT_(a, b) a##b
 #define PG_CAT(a, b) PG_CAT_(a, b)
+/* a macro's expansion as a string literal (for inline assembly) */
+#define PG_STR_(x) #x
+#define PG_STR(x) PG_STR_(x)
 
 #define A_AT(i, k) A[A_COLMAJOR ? (k) * lda + (i) : (i) * lda + (k)]
 #define B_AT(k, j) B[B_COLMAJOR ? (j) * ldb + (k) : (k) * ldb + (j)]

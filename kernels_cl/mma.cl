@@ -17,15 +17,23 @@
  * B are staged in local memory, k-major (As[p][k][m], Bs[p][k][n], part p): the next slab
  * is read into registers while this one is multiplied, then stored into the other of two
  * buffers (one barrier a slab) or, with BUFFERS = 1, into the same one between two
- * barriers (half the local memory, for deeper slabs).
+ * barriers (half the local memory, for deeper slabs). With ASYNC_STAGES (float64 only:
+ * float32 splits its values as they are staged) the slabs go straight from global to
+ * local memory instead, ASYNC_STAGES tiles deep, requested ASYNC_STAGES - 1 slabs ahead
+ * (async_copy.h: cp.async on NVIDIA), so that no work-item waits for its loads before it
+ * multiplies, as the register path does once a slab.
  *
  * A warp's fragments (lane = 4 g + t; the layouts PTX defines for both types, checked on
  * an H200 by bench/gpu/mma_probe.py):
  *   A, 16 x 8: value i of a lane is row g + 8 (i % 2), column t + 4 (i / 2)
  *   B, 8 x 8:  value i is row t + 4 i, column g
  *   C, 16 x 8: value i is row g + 8 (i / 2), column 2 t + i % 2
- * With rows of As and Bs PAD values longer than the tile (PAD = 8: a row stride of 8 mod
- * 16 doubles or 32 floats), a warp's 32 fragment reads are free of bank conflicts.
+ * Within each 16 columns of As (rows of A), row r of A lies at 2 (r % 8) + r / 8
+ * (a_col): the rows g and g + 8 of a lane's A fragment lie side by side, and a lane reads
+ * its four values of A in two reads of a pair (16 bytes in float64), half the reads of
+ * A's fragments. With rows of As and Bs PAD values longer than the tile, a warp's fragment
+ * reads are free of bank conflicts where the row stride is 4 mod 16 doubles (PAD = 4;
+ * PAD = 8 puts two lanes on each bank of A's pair reads) or 8 mod 32 floats (PAD = 8).
  *
  * -D WM, WN   warps of a work-group along M and N
  * -D MT, NT   mma tiles of a warp along M (16 rows each) and N (8 columns each)
@@ -33,7 +41,8 @@
  * -D PAD      extra values at the end of each row of As and Bs
  * -D SUMS     steps of 8 of K whose products the tensor cores sum before a float32 add
  *             (float32; divides KS)
- * -D BUFFERS  local tiles, 2 or 1
+ * -D BUFFERS  local tiles, 2 or 1 (the register path)
+ * -D ASYNC_STAGES  0: the register path; 2, 3 or 4: asynchronous copies, that many tiles
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), steps past K read zeros; stores of C are guarded.
  * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
@@ -64,6 +73,9 @@
 #ifndef BUFFERS
 #define BUFFERS 2   // local tiles: 2 (one barrier a slab) or 1 (two; half the memory)
 #endif
+#ifndef ASYNC_STAGES
+#define ASYNC_STAGES 0  // 0: slabs through registers; 2-4: asynchronous copies (float64)
+#endif
 
 #define WG (32 * WM * WN)
 #define BM (16 * MT * WM)
@@ -77,6 +89,14 @@
 #define MMA_PTX (PORTGEMM_PTX && (USE_FP64 ? PORTGEMM_SM >= 90 : PORTGEMM_SM >= 80))
 #define SPLIT_TF32 (!USE_FP64)  /* float32 runs 3xTF32 */
 #define PARTS (SPLIT_TF32 ? 2 : 1)  /* values staged an element: float32's two TF32 parts */
+#define TILES (ASYNC_STAGES ? ASYNC_STAGES : BUFFERS)  /* slabs in local memory at once */
+#define REAL2 PG_CAT(REAL, 2)
+#if ASYNC_STAGES
+#if SPLIT_TF32
+#error "ASYNC_STAGES needs float64: float32's values are split into TF32 parts as they are staged"
+#endif
+#include "async_copy.h"
+#endif
 
 #if MMA_PTX
 /* d = a b + d for one 16 x 8 x 8 tile, on the tensor cores */
@@ -184,33 +204,102 @@ inline void mma_steps(REAL acc[MT][NT][4], const REAL a[SUMS][PARTS][MT][4],
 #define PUT(tile, k, j, v) (tile[0][k][j] = (v))
 #endif
 
+/* the column of As that row mm of the slab of A goes to (the text at the top says why) */
+inline int a_col(const int mm)
+{
+    return (mm & ~15) | (mm & 7) << 1 | (mm >> 3 & 1);
+}
+
 inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
                        __local REAL As[PARTS][BK][BM + PAD],
                        __local REAL Bs[PARTS][BK][BN + PAD])
 {
     for (int e = 0; e < LA; ++e) {
-        const int idx = tid + e * WG;
-#if A_COLMAJOR
-        PUT(As, idx / BM, idx % BM, ra[e]);
-#else
-        PUT(As, idx % BK, idx / BK, ra[e]);
-#endif
+        const int2 at = a_place(tid + e * WG);
+        PUT(As, at.y, a_col(at.x), ra[e]);
     }
     for (int e = 0; e < LB; ++e) {
-        const int idx = tid + e * WG;
-#if B_COLMAJOR
-        PUT(Bs, idx % BK, idx / BK, rb[e]);
+        const int2 at = b_place(tid + e * WG);
+        PUT(Bs, at.x, at.y, rb[e]);
+    }
+}
+
+#if ASYNC_STAGES
+/* A row-major B's rows go in pieces of two values (16 bytes) along n, each a copy where B
+ * is aligned (b_aligned: ldb and B's address allow it) and the piece inside N */
+#define B_PIECES (!B_COLMAJOR && PAD % 2 == 0 && (BK * BN / 2) % WG == 0)
+
+/* Requests the slab of K from k0 straight into the local tiles, each value where
+ * store_slab puts it (zeros past K; rows and columns past M or N read the last one); in
+ * flight until waited for. */
+inline void request_slab(const int k0, const int tid, const int m0, const int n0,
+                         const int M, const int N, const int K,
+                         __global const REAL *restrict A, const int lda,
+                         __global const REAL *restrict B, const int ldb, const int b_aligned,
+                         __local REAL As[PARTS][BK][BM + PAD],
+                         __local REAL Bs[PARTS][BK][BN + PAD])
+{
+    for (int e = 0; e < LA; ++e) {
+        const int2 at = a_place(tid + e * WG);
+        const int k = k0 + at.y;
+        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(m0 + at.x, M - 1), min(k, K - 1)),
+                             k < K);
+    }
+#if B_PIECES
+    for (int e = 0; e < LB / 2; ++e) {
+        const int2 at = b_place(2 * (tid + e * WG));  /* the piece's first value */
+        const int k = k0 + at.x, col = n0 + at.y;
+        __local REAL *dst = &Bs[0][at.x][at.y];
+        if (b_aligned && col + 1 < N) {
+            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);
+        } else {
+            for (int j = 0; j < 2; ++j)
+                CP_ASYNC_ONE_OR_ZERO(dst + j, &B_AT(min(k, K - 1), min(col + j, N - 1)), k < K);
+        }
+    }
 #else
-        PUT(Bs, idx / BN, idx % BN, rb[e]);
+    for (int e = 0; e < LB; ++e) {
+        const int2 at = b_place(tid + e * WG);
+        const int k = k0 + at.x;
+        CP_ASYNC_ONE_OR_ZERO(&Bs[0][at.x][at.y], &B_AT(min(k, K - 1), min(n0 + at.y, N - 1)),
+                             k < K);
+    }
 #endif
+}
+#endif
+
+/* acc += the slab in the local tiles As, Bs: each warp reads its fragments, SUMS steps of
+ * 8 at a time, and multiplies them */
+inline void multiply_slab(REAL acc[MT][NT][4], __local const REAL As[PARTS][BK][BM + PAD],
+                          __local const REAL Bs[PARTS][BK][BN + PAD], __local REAL *scratch,
+                          const int wm, const int wn, const int g, const int t)
+{
+    for (int ks = 0; ks < KS; ks += SUMS) {
+        REAL a[SUMS][PARTS][MT][4], b[SUMS][PARTS][NT][2];
+        for (int s = 0; s < SUMS; ++s)
+            for (int p = 0; p < PARTS; ++p) {
+                const int k = (ks + s) * 8 + t;
+                for (int mi = 0; mi < MT; ++mi)
+                    for (int h = 0; h < 2; ++h) {  /* column t + 4 h: rows g and g + 8 */
+                        const REAL2 pair = *(__local const REAL2 *)
+                            &As[p][k + 4 * h][wm + mi * 16 + 2 * g];
+                        a[s][p][mi][2 * h] = pair.x;
+                        a[s][p][mi][2 * h + 1] = pair.y;
+                    }
+                for (int ni = 0; ni < NT; ++ni)
+                    for (int i = 0; i < 2; ++i)
+                        b[s][p][ni][i] = Bs[p][k + 4 * i][wn + ni * 8 + g];
+            }
+        mma_steps(acc, a, b, scratch, g, t);
     }
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void gemm(GEMM_ARGS)
 {
-    __local REAL As[BUFFERS][PARTS][BK][BM + PAD];
-    __local REAL Bs[BUFFERS][PARTS][BK][BN + PAD];
+    /* 16-byte aligned: asynchronous copies of 16 bytes land in Bs */
+    __local REAL As[TILES][PARTS][BK][BM + PAD] __attribute__((aligned(16)));
+    __local REAL Bs[TILES][PARTS][BK][BN + PAD] __attribute__((aligned(16)));
 #if MMA_PTX
     __local REAL *scratch = 0;
 #else
@@ -231,8 +320,32 @@ void gemm(GEMM_ARGS)
             for (int i = 0; i < 4; ++i)
                 acc[mi][ni][i] = 0;
 
-    REAL ra[LA], rb[LB];
     const int slabs = (K + BK - 1) / BK;
+#if ASYNC_STAGES
+    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;
+    /* Slab s lives in tile s % ASYNC_STAGES. A group of copies is committed for every
+     * slot, empty or not, so that CP_ASYNC_WAIT_OLDER always means "this slab has landed" */
+    for (int s = 0; s < ASYNC_STAGES - 1; ++s) {
+        if (s < slabs)
+            request_slab(s * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned, As[s],
+                         Bs[s]);
+        CP_ASYNC_COMMIT();
+    }
+    for (int slab = 0; slab < slabs; ++slab) {
+        CP_ASYNC_WAIT_OLDER();
+        /* the slab has landed for every work-item, and every one is done with the last
+         * slab, whose tile the request below reuses */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int ahead = slab + ASYNC_STAGES - 1;
+        if (ahead < slabs)
+            request_slab(ahead * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned,
+                         As[ahead % ASYNC_STAGES], Bs[ahead % ASYNC_STAGES]);
+        CP_ASYNC_COMMIT();
+        multiply_slab(acc, As[slab % ASYNC_STAGES], Bs[slab % ASYNC_STAGES], scratch, wm, wn,
+                      g, t);
+    }
+#else
+    REAL ra[LA], rb[LB];
     load_a(ra, 0, tid, m0, M, K, A, lda);
     load_b(rb, 0, tid, n0, N, K, B, ldb);
     store_slab(ra, rb, tid, As[0], Bs[0]);
@@ -243,20 +356,7 @@ void gemm(GEMM_ARGS)
             load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);
             load_b(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);
         }
-        for (int ks = 0; ks < KS; ks += SUMS) {
-            REAL a[SUMS][PARTS][MT][4], b[SUMS][PARTS][NT][2];
-            for (int s = 0; s < SUMS; ++s)
-                for (int p = 0; p < PARTS; ++p) {
-                    const int k = (ks + s) * 8 + t;
-                    for (int mi = 0; mi < MT; ++mi)
-                        for (int i = 0; i < 4; ++i)
-                            a[s][p][mi][i] = As[buf][p][k + 4 * (i / 2)][wm + mi * 16 + g + 8 * (i % 2)];
-                    for (int ni = 0; ni < NT; ++ni)
-                        for (int i = 0; i < 2; ++i)
-                            b[s][p][ni][i] = Bs[buf][p][k + 4 * i][wn + ni * 8 + g];
-                }
-            mma_steps(acc, a, b, scratch, g, t);
-        }
+        multiply_slab(acc, As[buf], Bs[buf], scratch, wm, wn, g, t);
         if (slab + 1 < slabs) {
             if (BUFFERS == 1)  /* every warp done with the tiles before they are overwritten */
                 barrier(CLK_LOCAL_MEM_FENCE);
@@ -264,6 +364,7 @@ void gemm(GEMM_ARGS)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 
     for (int mi = 0; mi < MT; ++mi)
         for (int ni = 0; ni < NT; ++ni)

@@ -1,7 +1,8 @@
-/* What the tensor-core kernels (mma.cl, wgmma.cl) share: reading a slab of A and B from
- * global memory into registers (load_a, load_b), and float32's TF32 rounding. The including kernel defines
- * WG (work-items), BM, BN, BK (the tile and the slab's depth), LA = BM BK / WG and
- * LB = BK BN / WG (values of A and of B a work-item stages). */
+/* What the tensor-core kernels (mma.cl, wgmma.cl) share: where each value of a slab of A
+ * and B goes (a_place, b_place), reading a slab from global memory into registers (load_a,
+ * load_b), and float32's TF32 rounding. The including kernel defines WG (work-items),
+ * BM, BN, BK (the tile and the slab's depth), LA = BM BK / WG and LB = BK BN / WG (values
+ * of A and of B a work-item stages). */
 #ifndef PORTGEMM_SLAB_H
 #define PORTGEMM_SLAB_H
 
@@ -30,37 +31,46 @@ inline float tf32_truncated(const float x)
 }
 #endif
 
+/* where the value idx of a work-group's slab lies: A's as (m, k) within the slab, B's as
+ * (k, n). Consecutive values take consecutive addresses: along k in a row-major A, along m
+ * in a column-major one; along n in a row-major B, along k in a column-major one. */
+inline int2 a_place(const int idx)
+{
+#if A_COLMAJOR
+    return (int2)(idx % BM, idx / BM);
+#else
+    return (int2)(idx / BK, idx % BK);
+#endif
+}
+
+inline int2 b_place(const int idx)
+{
+#if B_COLMAJOR
+    return (int2)(idx % BK, idx / BK);
+#else
+    return (int2)(idx / BN, idx % BN);
+#endif
+}
+
 /* the slab of K from k0: the values of A this work-item stages, zeros past K; rows past M
- * read the last one (in bounds, never stored). Consecutive work-items take consecutive
- * addresses: along k in a row-major A, along m in a column-major one. */
+ * read the last one (in bounds, never stored) */
 inline void load_a(REAL ra[LA], const int k0, const int tid, const int m0, const int M,
                    const int K, __global const REAL *restrict A, const int lda)
 {
     for (int e = 0; e < LA; ++e) {
-        const int idx = tid + e * WG;
-#if A_COLMAJOR
-        const int mm = idx % BM, kk = idx / BM;
-#else
-        const int kk = idx % BK, mm = idx / BK;
-#endif
-        const int row = min(m0 + mm, M - 1), k = k0 + kk;
+        const int2 at = a_place(tid + e * WG);
+        const int row = min(m0 + at.x, M - 1), k = k0 + at.y;
         ra[e] = k < K ? A_AT(row, k) : (REAL)0;
     }
 }
 
-/* the same for B: columns past N read the last one; consecutive work-items along n in a
- * row-major B, along k in a column-major one */
+/* the same for B: columns past N read the last one */
 inline void load_b(REAL rb[LB], const int k0, const int tid, const int n0, const int N,
                    const int K, __global const REAL *restrict B, const int ldb)
 {
     for (int e = 0; e < LB; ++e) {
-        const int idx = tid + e * WG;
-#if B_COLMAJOR
-        const int kk = idx % BK, nn = idx / BK;
-#else
-        const int nn = idx % BN, kk = idx / BN;
-#endif
-        const int col = min(n0 + nn, N - 1), k = k0 + kk;
+        const int2 at = b_place(tid + e * WG);
+        const int col = min(n0 + at.y, N - 1), k = k0 + at.x;
         rb[e] = k < K ? B_AT(k, col) : (REAL)0;
     }
 }

@@ -327,60 +327,28 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
     }
 
 #if ASYNC_STAGES
-/* One asynchronous copy of W elements (W * sizeof(REAL) = 4, 8 or 16 bytes, both ends
- * aligned to it) from global src to local dst; XG_COMMIT closes a group of copies and
- * XG_WAIT_OLDER waits until at most ASYNC_STAGES - 2 groups are still in flight (the
- * next slab's copies have landed for this work-item; the barrier after it, for all). */
-#if USE_FP64
-#define XG_REAL_BYTES 8
-#else
-#define XG_REAL_BYTES 4
-#endif
-#if PORTGEMM_PTX
-#define XG_CP_4(dst, src) asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"       \
-    :: "r"((uint)(size_t)(dst)), "l"(src) : "memory")
-#define XG_CP_8(dst, src) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n"       \
-    :: "r"((uint)(size_t)(dst)), "l"(src) : "memory")
-#define XG_CP_16(dst, src) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"     \
-    :: "r"((uint)(size_t)(dst)), "l"(src) : "memory")
-#define XG_COMMIT() asm volatile("cp.async.commit_group;\n" ::: "memory")
-#if ASYNC_STAGES == 2
-#define XG_WAIT_OLDER() asm volatile("cp.async.wait_group 0;\n" ::: "memory")
-#else
-#define XG_WAIT_OLDER() asm volatile("cp.async.wait_group 1;\n" ::: "memory")
-#endif
-#define XG_WAIT_ALL() asm volatile("cp.async.wait_all;\n" ::: "memory")
-#else /* a plain copy: done when the next statement runs */
-#define XG_CP_N(dst, src, W)                                                             \
-    { _Pragma("unroll") for (int e_ = 0; e_ < (W); ++e_) (dst)[e_] = (src)[e_]; }
-#define XG_CP_4(dst, src) XG_CP_N(dst, src, 4 / XG_REAL_BYTES)
-#define XG_CP_8(dst, src) XG_CP_N(dst, src, 8 / XG_REAL_BYTES)
-#define XG_CP_16(dst, src) XG_CP_N(dst, src, 16 / XG_REAL_BYTES)
-#define XG_COMMIT()
-#define XG_WAIT_OLDER()
-#define XG_WAIT_ALL()
-#endif
-#define XG_CP_ONE(dst, src) PG_CAT(XG_CP_, XG_REAL_BYTES)(dst, src)
+/* cp.async (or plain copies off NVIDIA), CP_ASYNC_COMMIT and CP_ASYNC_WAIT_OLDER */
+#include "async_copy.h"
 
 /* The widest copy (elements) a run of VW of a straight-copied tile is cut into: at most
  * 16 bytes, dividing VW and the local row stride (so every piece stays aligned). */
 #define XG_STRAIGHT_A (A_COLMAJOR || !A_KMAJOR)
-#if XG_STRAIGHT_A && LDAS % 4 == 0 && VW % 4 == 0 && XG_REAL_BYTES == 4
+#if XG_STRAIGHT_A && LDAS % 4 == 0 && VW % 4 == 0 && CP_REAL_BYTES == 4
 #define A_PIECE 4
 #elif XG_STRAIGHT_A && LDAS % 2 == 0 && VW % 2 == 0
 #define A_PIECE 2
 #else
 #define A_PIECE 1
 #endif
-#if !B_COLMAJOR && LDBS % 4 == 0 && VW % 4 == 0 && XG_REAL_BYTES == 4
+#if !B_COLMAJOR && LDBS % 4 == 0 && VW % 4 == 0 && CP_REAL_BYTES == 4
 #define B_PIECE 4
 #elif !B_COLMAJOR && LDBS % 2 == 0 && VW % 2 == 0
 #define B_PIECE 2
 #else
 #define B_PIECE 1
 #endif
-#define XG_CP_PIECE(P, dst, src) PG_CAT(XG_CP_, PG_CAT(XG_BYTES_, P))(dst, src)
-#if XG_REAL_BYTES == 4
+#define XG_CP_PIECE(P, dst, src) PG_CAT(CP_ASYNC_, PG_CAT(XG_BYTES_, P))(dst, src)
+#if CP_REAL_BYTES == 4
 #define XG_BYTES_1 4
 #define XG_BYTES_2 8
 #define XG_BYTES_4 16
@@ -400,7 +368,7 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
         } else {                                                                         \
             _Pragma("unroll")                                                            \
             for (int j_ = 0; j_ < VW; ++j_)                                              \
-                XG_CP_ONE((dst) + j_, (src) + j_);                                       \
+                CP_ASYNC_ONE((dst) + j_, (src) + j_);                                    \
         }                                                                                \
     }
 /* The same along the outer dimension (extent O) from row: past O, clamped elements. */
@@ -411,7 +379,7 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
         } else {                                                                         \
             _Pragma("unroll")                                                            \
             for (int j_ = 0; j_ < VW; ++j_)                                              \
-                XG_CP_ONE((dst) + j_, (row) + min((o) + j_, (O) - 1));                   \
+                CP_ASYNC_ONE((dst) + j_, (row) + min((o) + j_, (O) - 1));                \
         }                                                                                \
     }
 
@@ -435,7 +403,7 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
                 } else { /* As[k][m]: down a column */                                   \
                     _Pragma("unroll")                                                    \
                     for (int j_ = 0; j_ < VW; ++j_)                                      \
-                        XG_CP_ONE(as_ + (v * VW + j_) * LDAS + s, src_ + j_);            \
+                        CP_ASYNC_ONE(as_ + (v * VW + j_) * LDAS + s, src_ + j_);         \
                 }                                                                        \
             }                                                                            \
         }                                                                                \
@@ -448,7 +416,7 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
                                             + (k0) + v * VW;                             \
                 _Pragma("unroll")                                                        \
                 for (int j_ = 0; j_ < VW; ++j_)                                          \
-                    XG_CP_ONE(bs_ + (v * VW + j_) * LDBS + s, src_ + j_);                \
+                    CP_ASYNC_ONE(bs_ + (v * VW + j_) * LDBS + s, src_ + j_);             \
             } else {                                                                     \
                 XG_ASYNC_OUTER(B_PIECE, bs_ + s * LDBS + v * VW,                         \
                                B + (long)((k0) + s) * ldb, n0 + v * VW, N, b_aligned);   \
@@ -541,25 +509,25 @@ void gemm(SPLIT_GEMM_ARGS)
 #if ASYNC_STAGES
     /* Slab t lives in buffer t % ASYNC_STAGES; requests run ASYNC_STAGES - 1 ahead. One
      * group is committed per request slot, empty or not, so the count of groups still in
-     * flight that XG_WAIT_OLDER leaves always means "all but the newer requests". */
+     * flight that CP_ASYNC_WAIT_OLDER leaves always means "all but the newer requests". */
     #pragma unroll
     for (int t = 0; t < ASYNC_STAGES - 1; ++t) {
         if (t < full_slabs)
             XG_ASYNC_LOAD(t * KWG, lmem + t * BUF_SPAN);
-        XG_COMMIT();
+        CP_ASYNC_COMMIT();
     }
     for (int t = 0; t < full_slabs; ++t) {
-        XG_WAIT_OLDER();
+        CP_ASYNC_WAIT_OLDER();
         /* slab t has landed for every work-item, and every one is done with slab t - 1,
          * whose buffer the request below reuses */
         barrier(CLK_LOCAL_MEM_FENCE);
         const int ahead = t + ASYNC_STAGES - 1;
         if (ahead < full_slabs)
             XG_ASYNC_LOAD(ahead * KWG, lmem + (ahead % ASYNC_STAGES) * BUF_SPAN);
-        XG_COMMIT();
+        CP_ASYNC_COMMIT();
         XG_COMPUTE(lmem + (t % ASYNC_STAGES) * BUF_SPAN);
     }
-    XG_WAIT_ALL();
+    CP_ASYNC_WAIT_ALL();
     barrier(CLK_LOCAL_MEM_FENCE);  /* before the partial slab reuses a buffer */
     __local REAL *last = lmem + (full_slabs % ASYNC_STAGES) * BUF_SPAN;
 #elif DOUBLE_BUFFER

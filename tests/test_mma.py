@@ -21,9 +21,15 @@ PARAMS = {
     "square": {"WM": 2, "WN": 4, "MT": 4, "NT": 4},           # 128 x 128, 256 work-items
     "one-warp-deep": {"WM": 1, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "PAD": 0, "SUMS": 2},
     "tall": {"WM": 4, "WN": 1, "MT": 1, "NT": 4, "KS": 2, "BUFFERS": 1},  # 64 x 32
+    # float64's asynchronous copies (cp.async on NVIDIA, plain copies elsewhere)
+    "async-h100-tile": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3},
+    "async-two-deep": {"WM": 2, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "ASYNC_STAGES": 2},
+    "async-four": {"WM": 1, "WN": 2, "MT": 2, "NT": 2, "PAD": 0, "ASYNC_STAGES": 4},
 }
-# 1, primes, a K shorter than a slab, tiles exactly, a row of B shorter than a tile
-SHAPES = [(1, 1, 1), (17, 131, 257), (130, 129, 7), (64, 128, 64), (3, 5, 1000)]
+ASYNC = [name for name, params in PARAMS.items() if params.get("ASYNC_STAGES")]
+# 1, primes, a K shorter than a slab, tiles exactly, a row of B shorter than a tile (even:
+# the asynchronous copies take B's rows in 16-byte pieces up to its edge)
+SHAPES = [(1, 1, 1), (17, 131, 257), (130, 129, 7), (64, 128, 64), (3, 6, 1000)]
 
 
 def operands(m, n, k, order, dtype, seed=0):
@@ -55,6 +61,17 @@ def test_any_shape_and_layout(device, name, dtype):
         assert_close(result.c, a, b)
 
 
+def test_asynchronous_copies_are_float64_only(any_device):
+    """float32 splits each value into TF32 parts as it is staged, which a copy cannot:
+    refused with the reason, before anything is built."""
+    impl = get_variant("mma")
+    params = impl.resolve(PARAMS["async-h100-tile"])
+    assert any("ASYNC_STAGES needs float64" in p for p in impl.problems(params, any_device, 4))
+    assert not any("ASYNC_STAGES" in p for p in impl.problems(params, any_device, 8))
+    with pytest.raises(portgemm.ParameterError, match="ASYNC_STAGES must be 0, 2, 3 or 4"):
+        impl.resolve({"ASYNC_STAGES": 5})
+
+
 def test_uneven_staging_is_refused(any_device):
     with pytest.raises(portgemm.ParameterError, match="stage each slab evenly"):
         get_variant("mma").resolve({"WM": 4, "WN": 4, "MT": 1, "NT": 1})
@@ -71,16 +88,22 @@ def test_local_memory_formula_matches_kernel(any_device):
     if any_device.takes_ptx:
         pytest.skip("on NVIDIA devices the kernel has no scratch: the figure is an upper bound")
     impl = get_variant("mma")
-    for params in PARAMS.values():
-        resolved = impl.resolve(params)
-        if impl.problems(resolved, any_device, 4):
-            continue
-        options = build_options(impl, resolved, np.dtype(np.float32), False, False)
-        kernel = Queue.for_device(any_device).kernel(impl.source, "gemm", options)
-        declared = kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE,
-                                              any_device.handle)
-        expected = impl.local_mem_bytes(resolved, 4)
-        assert expected <= declared <= expected + 1024  # a runtime may add a little
+    dtypes = [np.dtype(np.float32)] + ([np.dtype(np.float64)] if any_device.has_fp64 else [])
+    checked = set()
+    for name, params in PARAMS.items():
+        for dtype in dtypes:
+            resolved = impl.resolve(params)
+            if impl.problems(resolved, any_device, dtype.itemsize):
+                continue
+            options = build_options(impl, resolved, dtype, False, False)
+            kernel = Queue.for_device(any_device).kernel(impl.source, "gemm", options)
+            declared = kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE,
+                                                  any_device.handle)
+            expected = impl.local_mem_bytes(resolved, dtype.itemsize)
+            assert expected <= declared <= expected + 1024  # a runtime may add a little
+            checked.add(name)
+    if any_device.has_fp64:
+        assert set(ASYNC) <= checked
 
 
 def test_the_tensor_core_path_needs_no_scratch(any_device):

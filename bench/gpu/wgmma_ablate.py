@@ -24,8 +24,10 @@ source at a time (the results are then wrong; only the times count), in one run.
     wgfence   no wgmma.fence before a slab's products (a race)
     barrier   no barrier at the end of a slab (a race)
     a+b       both (--ablations none,staging,staging+barrier ...)
-mma's: none, staging, barrier (as above), fragments (A's fragments not read from local
-memory).
+mma's: none, staging, barrier (as above; the register path), fragments (A's fragments
+not read from local memory), and with ASYNC_STAGES: copies (no slab requested in the loop),
+asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
+elementb (B's rows copied value by value, not in 16-byte pieces where aligned).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
         [--ablations ...] [--params '{"LEAD": 2, ...}'] [--ptx-dir DIR] [--json ablate.json]
@@ -94,15 +96,23 @@ ABLATIONS = {
 MMA_LOADS = ("            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);\n"
              "            load_b(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);\n")
 MMA_STORE = "            store_slab(ra, rb, tid, As[BUFFERS - 1 - buf], Bs[BUFFERS - 1 - buf]);\n"
-MMA_FRAGMENTS = ("                            a[s][p][mi][i] = As[buf][p][k + 4 * (i / 2)]"
-                 "[wm + mi * 16 + g + 8 * (i % 2)];\n")
+MMA_FRAGMENTS = ("                        const REAL2 pair = *(__local const REAL2 *)\n"
+                 "                            &As[p][k + 4 * h][wm + mi * 16 + 2 * g];\n")
+MMA_REQUEST = ("            request_slab(ahead * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned,\n"
+               "                         As[ahead % ASYNC_STAGES], Bs[ahead % ASYNC_STAGES]);\n")
 # kernels_cl/mma.cl's loop, its parts (float64: one mma.sync a tile and step of 8)
 MMA_ABLATIONS = {
     "none": [],
     "staging": [(MMA_LOADS, ""), (MMA_STORE, "")],
-    "barrier": [("        }\n        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n\n    for (int mi",
-                 "        }\n    }\n\n    for (int mi")],
-    "fragments": [(MMA_FRAGMENTS, "                            a[s][p][mi][i] = (REAL)(g + i);\n")],
+    "barrier": [("        }\n        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n#endif\n",
+                 "        }\n    }\n#endif\n")],
+    "fragments": [(MMA_FRAGMENTS, "                        const REAL2 pair = (REAL2)(g, h);\n")],
+    "copies": [(MMA_REQUEST, "")],
+    "asyncbarrier": [("        barrier(CLK_LOCAL_MEM_FENCE);\n        const int ahead",
+                      "        const int ahead")],
+    "asyncwait": [("        CP_ASYNC_WAIT_OLDER();\n        /* the slab", "        /* the slab")],
+    "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
+                  "    const int b_aligned = 0;\n")],
 }
 TABLES = {"wgmma": ABLATIONS, "mma": MMA_ABLATIONS}
 MARK = {"wgmma": "products_start", "mma": "mma_steps"}  # in the GEMM's source, not the sum's

@@ -1,12 +1,14 @@
-"""wgmma read one slab ahead (LEAD 1) or two (LEAD 2), taken in turns on the same
-operands beside cuBLAS: kernel times (OpenCL events, median of each round's median),
-relative error against float64.
+"""Candidate parameter sets of one variant taken in turns on the same operands beside
+cuBLAS: kernel times (OpenCL events, median of each round's median), relative error
+against float64. By default wgmma read one slab ahead (LEAD 1) or two (LEAD 2).
 
     python3 bench/gpu/wgmma_lead.py --json lead.json [--rounds 5] [--shapes 4096x4096x4096:1,...]
+    python3 bench/gpu/wgmma_lead.py --variant mma --dtype float64 --shapes 4096x4096x4096 \
+        --candidate 'registers={"WM": 1, "WN": 4}' --candidate 'async={"ASYNC_STAGES": 3}'
 
-A shape is MxNxK:KSPLIT (the split auto's model or entry gives it). Each round times every
-candidate once (5 runs after 2 warm-ups), in an order rotated by one each round, so that a
-drift of the machine's speed falls on all of them alike.
+A shape is MxNxK or MxNxK:KSPLIT (the split auto's model or entry gives it). Each round
+times every candidate once (5 runs after 2 warm-ups), in an order rotated by one each
+round, so that a drift of the machine's speed falls on all of them alike.
 """
 
 from __future__ import annotations
@@ -37,15 +39,15 @@ MORE = ("512x512x512:8,768x768x768:2,1500x1500x1500:4,2047x2047x2047:1,768x768x1
 
 
 def split_operands(spec: str, seed: int):
-    """(KSPLIT, m, n, k, A, B, A @ B in float64) for each MxNxK:KSPLIT of a comma-separated
-    spec (shapes.random_operands)."""
-    shapes, splits = zip(*(item.split(":") for item in spec.split(",")))
+    """(KSPLIT or None, m, n, k, A, B, A @ B in float64) for each MxNxK[:KSPLIT] of a
+    comma-separated spec (shapes.random_operands)."""
+    shapes, splits = zip(*((item.split(":") + [None])[:2] for item in spec.split(",")))
     for split, operands in zip(splits, random_operands(",".join(shapes), seed)):
-        yield (int(split), *operands)
+        yield (split and int(split), *operands)
 
 
-def kernel_ms(a_dev, b_dev, params, reps=5, warmup=2):
-    runs = [portgemm.gemm(a_dev, b_dev, variant="wgmma", params=params)
+def kernel_ms(a_dev, b_dev, params, variant="wgmma", reps=5, warmup=2):
+    runs = [portgemm.gemm(a_dev, b_dev, variant=variant, params=params)
             for _ in range(reps + warmup)]
     return statistics.median(r.kernel_ms for r in runs[warmup:]), runs[-1]
 
@@ -57,12 +59,22 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--shapes", default=SHAPES, help=f"default {SHAPES}; 'more': {MORE}")
     p.add_argument("--candidates", default=",".join(CANDIDATES))
+    p.add_argument("--candidate", action="append", default=[], metavar="NAME=JSON",
+                   help="a parameter set of --variant (repeatable; replaces --candidates)")
+    p.add_argument("--variant", default="wgmma")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     args = p.parse_args()
     device = portgemm.select_device(args.device)
-    names = args.candidates.split(",")
+    candidates = dict(CANDIDATES)
+    for item in args.candidate:
+        name, params = item.split("=", 1)
+        candidates[name] = json.loads(params)
+    names = ([item.split("=", 1)[0] for item in args.candidate] if args.candidate else
+             args.candidates.split(","))
     rows = []
     print(device.description, flush=True)
     for split, m, n, k, a, b, ref in split_operands(MORE if args.shapes == "more" else args.shapes, 7):
+        a, b = a.astype(args.dtype), b.astype(args.dtype)  # float64: the same values
         a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
         times = {name: [] for name in names}
         errors = {}
@@ -70,7 +82,8 @@ def main():
         for r in range(args.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             for name in order:
-                ms, result = kernel_ms(a_dev, b_dev, dict(CANDIDATES[name], KSPLIT=split))
+                params = dict(candidates[name], **({"KSPLIT": split} if split else {}))
+                ms, result = kernel_ms(a_dev, b_dev, params, args.variant)
                 times[name].append(ms)
                 c = result.c.get()
                 errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
@@ -91,8 +104,9 @@ def main():
               flush=True)
         del a_dev, b_dev
     with open(args.json, "w") as f:
-        json.dump({"device": device.description, "rounds": args.rounds, "rows": rows}, f,
-                  indent=1)
+        json.dump({"device": device.description, "variant": args.variant, "dtype": args.dtype,
+                   "rounds": args.rounds, "candidates": {name: candidates[name] for name in names},
+                   "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

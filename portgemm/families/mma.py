@@ -2,9 +2,10 @@
 
 A work-group of ``WM`` x ``WN`` warps computes a (16 ``MT`` ``WM``) x (8 ``NT`` ``WN``) tile of
 C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with ``mma.sync.m16n8k8`` per tile and step of
-8 of K; slabs of 8 ``KS`` steps of K are staged in local memory (``BUFFERS`` 2:
-double-buffered); in float32 ``SUMS`` steps at a time are summed on the tensor cores
-before float32 accumulators take them.
+8 of K; slabs of 8 ``KS`` steps of K are staged in local memory, through registers
+(``BUFFERS`` 2: double-buffered) or, in float64 with ``ASYNC_STAGES`` 2-4, by
+asynchronous copies that many slabs deep (``cp.async`` on NVIDIA); in float32 ``SUMS``
+steps at a time are summed on the tensor cores before float32 accumulators take them.
 
 - float64: one ``.f64`` mma a tile and step, on the FP64 tensor cores from compute
   capability 9.0 (about twice the FP64 FMA peak of an H100 or H200).
@@ -50,6 +51,26 @@ def _sums_divide_slab(p: Params) -> bool:
     return p["KS"] % p["SUMS"] == 0
 
 
+ASYNC_DEPTHS = (0, 2, 3, 4)
+
+
+def tiles(p: Params) -> int:
+    """Slabs in local memory at once: the asynchronous stages, or the register path's
+    buffers."""
+    return p["ASYNC_STAGES"] or p["BUFFERS"]
+
+
+@restriction("ASYNC_STAGES must be 0, 2, 3 or 4, and BUFFERS 2 beside a nonzero one (the "
+             "stages are the buffers then)")
+def _async_depth(p: Params) -> bool:
+    return p["ASYNC_STAGES"] in ASYNC_DEPTHS and not (p["ASYNC_STAGES"] and p["BUFFERS"] != 2)
+
+
+@restriction("PAD must be even: a lane reads its A fragment's values in pairs")
+def _even_pad(p: Params) -> bool:
+    return p["PAD"] % 2 == 0
+
+
 @restriction("the work-group must stage each slab evenly: BM * BK and BK * BN are "
              "multiples of its 32 * WM * WN work-items")
 def _even_staging(p: Params) -> bool:
@@ -63,11 +84,12 @@ class Mma(Variant):
     summary = ("warps of 16 x 8 x 8 mma.sync on NVIDIA's tensor cores (float64; float32 as "
                "3xTF32; elsewhere the same fragments with multiply-adds)")
     space = {"WM": [1, 2, 4], "WN": [1, 2, 4], "MT": [1, 2, 4], "NT": [2, 4, 8],
-             "KS": [1, 2], "PAD": [0, 8], "SUMS": [1, 2],
-             "BUFFERS": [1, 2]}
-    defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8, "SUMS": 1, "BUFFERS": 2}
-    flags = ("PAD",)
-    restrictions = (_even_staging, _sums_divide_slab)
+             "KS": [1, 2], "PAD": [0, 4, 8], "SUMS": [1, 2],
+             "BUFFERS": [1, 2], "ASYNC_STAGES": [0, 3]}
+    defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8, "SUMS": 1, "BUFFERS": 2,
+                "ASYNC_STAGES": 0}
+    flags = ("PAD", "ASYNC_STAGES")
+    restrictions = (_even_staging, _sums_divide_slab, _async_depth, _even_pad)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, _tile(params)[0]
@@ -77,25 +99,29 @@ class Mma(Variant):
 
     def private_values(self, params: Params) -> int:
         """Accumulators, fragments (float32's two parts of SUMS steps: the upper bound),
-        the next slab's staged values."""
+        and on the register path the next slab's staged values."""
         wg, bm, bn, bk = _tile(params)
         mt, nt = params["MT"], params["NT"]
         fragments = 2 * params["SUMS"] * (4 * mt + 2 * nt)
-        return 4 * mt * nt + fragments + (bm * bk + bk * bn) // wg
+        staged = 0 if params["ASYNC_STAGES"] else (bm * bk + bk * bn) // wg
+        return 4 * mt * nt + fragments + staged
 
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
-        """The tiles (``BUFFERS`` of them; float32: both parts), and where the fragments
+        """The tiles (:func:`tiles` of them; float32: both parts), and where the fragments
         are multiplied with multiply-adds (``emulated``) each warp's scratch for them."""
         _, bm, bn, bk = _tile(params)
-        tiles = params["BUFFERS"] * parts(itemsize) * bk * (bm + bn + 2 * params["PAD"])
+        slabs = tiles(params) * parts(itemsize) * bk * (bm + bn + 2 * params["PAD"])
         scratch = params["WM"] * params["WN"] * (params["MT"] * 16 + params["NT"] * 8) * 8
-        return (tiles + (scratch if emulated else 0)) * itemsize
+        return (slabs + (scratch if emulated else 0)) * itemsize
 
     def local_mem_bytes_on(self, device: Device, params: Params, itemsize: int) -> int:
         return self.local_mem_bytes(params, itemsize, emulated(device, itemsize))
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)
+        if params["ASYNC_STAGES"] and itemsize != 8:
+            found.append("ASYNC_STAGES needs float64: float32's values are split into their "
+                         "TF32 parts as they are staged, which a copy cannot do")
         if pocl_5_or_later(device):
             found.append("PoCL 5 leaves columns of C unwritten in mma's emulated fragments "
                          "(in some tilings and layouts, not the same from run to run), where "
@@ -105,7 +131,7 @@ class Mma(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD", "SUMS",
-                                            "BUFFERS")}
+                                            "BUFFERS", "ASYNC_STAGES")}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         wg, bm, bn, _ = _tile(params)
