@@ -13,7 +13,7 @@ set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/gpu.txt"
 SHIPPED='{"WM": 1, "WN": 4, "MT": 4, "NT": 4, "KS": 1, "PAD": 8}'
-SPACE='{"WM":[1,2,4],"WN":[1,2,4],"MT":[2,4],"NT":[4,8],"KS":[1],"PAD":[4,8],"ASYNC_STAGES":[0,2,3,4]}'
+SPACE='{"WM":[1,2,4],"WN":[1,2,4],"MT":[2,4],"NT":[4,8],"KS":[1,2],"PAD":[4],"ASYNC_STAGES":[0,2,3,4]}'
 if [ "${1:-}" = ablate ]; then
   TAILN=4 step pytest 200 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
     tests/test_mma.py -k "gpu"
@@ -32,7 +32,7 @@ TAILN=4 step pytest 240 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
   tests/test_mma.py tests/test_fast_variants.py -k "gpu and (mma or async)"
 cd bench/gpu
 TAILN=16 step knobs 230 python3 knobs.py --variant mma --dtype float64 --sizes 4096 \
-  --budget 200 --json "$out/knobs.json" --space "$SPACE"
+  --budget 160 --json "$out/knobs.json" --space "$SPACE"
 # the three fastest of the search, one NAME=JSON a line
 mapfile -t best < <(python3 - "$out/knobs.json" <<'PY'
 import json, sys
@@ -48,3 +48,8 @@ TAILN=8 step turns 240 python3 wgmma_lead.py --variant mma --dtype float64 --rou
   --candidate 'shipped PAD 4={"WM": 1, "WN": 4, "MT": 4, "NT": 4, "KS": 1, "PAD": 4}' \
   --candidate 'async 3 PAD 4={"WM": 1, "WN": 4, "MT": 4, "NT": 4, "PAD": 4, "ASYNC_STAGES": 3}' \
   "${args[@]}"
+TAILN=3 step ablate 150 python3 wgmma_ablate.py --variant mma --dtype float64 \
+  --shapes 4096x4096x4096:1,8192x8192x8192:1 --json "$out/ablate.json" --ptx-dir /tmp/ptx \
+  --params '{"WM": 1, "WN": 4, "MT": 4, "NT": 4, "PAD": 4, "ASYNC_STAGES": 3}' \
+  --ablations none,elementb,ca16,copies,asyncbarrier,fragments,none
+tar czf "$out/ptx.tgz" -C /tmp/ptx .

@@ -27,7 +27,8 @@ source at a time (the results are then wrong; only the times count), in one run.
 mma's: none, staging, barrier (as above; the register path), fragments (A's fragments
 not read from local memory), and with ASYNC_STAGES: copies (no slab requested in the loop),
 asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
-elementb (B's rows copied value by value, not in 16-byte pieces where aligned).
+elementb (B's rows copied value by value, not in 16-byte pieces where aligned), ca16
+(B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
         [--ablations ...] [--params '{"LEAD": 2, ...}'] [--ptx-dir DIR] [--json ablate.json]
@@ -111,6 +112,8 @@ MMA_ABLATIONS = {
     "asyncbarrier": [("        barrier(CLK_LOCAL_MEM_FENCE);\n        const int ahead",
                       "        const int ahead")],
     "asyncwait": [("        CP_ASYNC_WAIT_OLDER();\n        /* the slab", "        /* the slab")],
+    "ca16": [("cp.async.cg.shared.global [%0], [%1], 16, %2;",
+              "cp.async.ca.shared.global [%0], [%1], 16, %2;")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
 }
