@@ -66,4 +66,29 @@
 #endif
 #define CP_ASYNC_ONE(dst, src) PG_CAT(CP_ASYNC_, CP_REAL_BYTES)(dst, src)
 
+/* The pipeline over slabs 0 .. SLABS - 1: slab s lives in local tile s % ASYNC_STAGES,
+ * is requested ASYNC_STAGES - 1 slabs ahead by REQUEST(s, tile) and multiplied by
+ * COMPUTE(tile). A group of copies is committed for every slot, empty or not, so that
+ * CP_ASYNC_WAIT_OLDER always means "this slab has landed"; the barrier after it says so
+ * for every work-item, and that every one is done with the last slab, whose tile the next
+ * request reuses. Not waited for at the end (CP_ASYNC_WAIT_ALL). */
+#define CP_ASYNC_PIPELINE(SLABS, REQUEST, COMPUTE)                                       \
+    {                                                                                    \
+        _Pragma("unroll")                                                                \
+        for (int s_ = 0; s_ < ASYNC_STAGES - 1; ++s_) {                                  \
+            if (s_ < (SLABS))                                                            \
+                REQUEST(s_, s_);                                                         \
+            CP_ASYNC_COMMIT();                                                           \
+        }                                                                                \
+        for (int s_ = 0; s_ < (SLABS); ++s_) {                                           \
+            CP_ASYNC_WAIT_OLDER();                                                       \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                \
+            const int ahead_ = s_ + ASYNC_STAGES - 1;                                    \
+            if (ahead_ < (SLABS))                                                        \
+                REQUEST(ahead_, ahead_ % ASYNC_STAGES);                                  \
+            CP_ASYNC_COMMIT();                                                           \
+            COMPUTE(s_ % ASYNC_STAGES);                                                  \
+        }                                                                                \
+    }
+
 #endif

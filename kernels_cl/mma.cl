@@ -323,27 +323,11 @@ void gemm(GEMM_ARGS)
     const int slabs = (K + BK - 1) / BK;
 #if ASYNC_STAGES
     const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;
-    /* Slab s lives in tile s % ASYNC_STAGES. A group of copies is committed for every
-     * slot, empty or not, so that CP_ASYNC_WAIT_OLDER always means "this slab has landed" */
-    for (int s = 0; s < ASYNC_STAGES - 1; ++s) {
-        if (s < slabs)
-            request_slab(s * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned, As[s],
-                         Bs[s]);
-        CP_ASYNC_COMMIT();
-    }
-    for (int slab = 0; slab < slabs; ++slab) {
-        CP_ASYNC_WAIT_OLDER();
-        /* the slab has landed for every work-item, and every one is done with the last
-         * slab, whose tile the request below reuses */
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int ahead = slab + ASYNC_STAGES - 1;
-        if (ahead < slabs)
-            request_slab(ahead * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned,
-                         As[ahead % ASYNC_STAGES], Bs[ahead % ASYNC_STAGES]);
-        CP_ASYNC_COMMIT();
-        multiply_slab(acc, As[slab % ASYNC_STAGES], Bs[slab % ASYNC_STAGES], scratch, wm, wn,
-                      g, t);
-    }
+    /* slab s in tile s % ASYNC_STAGES, requested ASYNC_STAGES - 1 ahead (async_copy.h) */
+#define MMA_REQUEST(s, tile) request_slab((s) * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, \
+                                          b_aligned, As[tile], Bs[tile])
+#define MMA_MULTIPLY(tile) multiply_slab(acc, As[tile], Bs[tile], scratch, wm, wn, g, t)
+    CP_ASYNC_PIPELINE(slabs, MMA_REQUEST, MMA_MULTIPLY);
 #else
     REAL ra[LA], rb[LB];
     load_a(ra, 0, tid, m0, M, K, A, lda);

@@ -34,23 +34,12 @@ inline float tf32_truncated(const float x)
 /* where the value idx of a work-group's slab lies: A's as (m, k) within the slab, B's as
  * (k, n). Consecutive values take consecutive addresses: along k in a row-major A, along m
  * in a column-major one; along n in a row-major B, along k in a column-major one. */
-inline int2 a_place(const int idx)
+inline int2 slab_place(const int idx, const int rows, const int cols, const int by_columns)
 {
-#if A_COLMAJOR
-    return (int2)(idx % BM, idx / BM);
-#else
-    return (int2)(idx / BK, idx % BK);
-#endif
+    return by_columns ? (int2)(idx % rows, idx / rows) : (int2)(idx / cols, idx % cols);
 }
-
-inline int2 b_place(const int idx)
-{
-#if B_COLMAJOR
-    return (int2)(idx % BK, idx / BK);
-#else
-    return (int2)(idx / BN, idx % BN);
-#endif
-}
+#define a_place(idx) slab_place(idx, BM, BK, A_COLMAJOR)
+#define b_place(idx) slab_place(idx, BK, BN, B_COLMAJOR)
 
 /* the slab of K from k0: the values of A this work-item stages, zeros past K; rows past M
  * read the last one (in bounds, never stored) */

@@ -507,26 +507,10 @@ void gemm(SPLIT_GEMM_ARGS)
     REALV ra[A_LOADS], rb[B_LOADS];
     const int full_slabs = K / KWG;
 #if ASYNC_STAGES
-    /* Slab t lives in buffer t % ASYNC_STAGES; requests run ASYNC_STAGES - 1 ahead. One
-     * group is committed per request slot, empty or not, so the count of groups still in
-     * flight that CP_ASYNC_WAIT_OLDER leaves always means "all but the newer requests". */
-    #pragma unroll
-    for (int t = 0; t < ASYNC_STAGES - 1; ++t) {
-        if (t < full_slabs)
-            XG_ASYNC_LOAD(t * KWG, lmem + t * BUF_SPAN);
-        CP_ASYNC_COMMIT();
-    }
-    for (int t = 0; t < full_slabs; ++t) {
-        CP_ASYNC_WAIT_OLDER();
-        /* slab t has landed for every work-item, and every one is done with slab t - 1,
-         * whose buffer the request below reuses */
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int ahead = t + ASYNC_STAGES - 1;
-        if (ahead < full_slabs)
-            XG_ASYNC_LOAD(ahead * KWG, lmem + (ahead % ASYNC_STAGES) * BUF_SPAN);
-        CP_ASYNC_COMMIT();
-        XG_COMPUTE(lmem + (t % ASYNC_STAGES) * BUF_SPAN);
-    }
+    /* slab t in buffer t % ASYNC_STAGES, requested ASYNC_STAGES - 1 ahead (async_copy.h) */
+#define XG_REQUEST(t, buffer) XG_ASYNC_LOAD((t) * KWG, lmem + (buffer) * BUF_SPAN)
+#define XG_COMPUTE_BUFFER(buffer) XG_COMPUTE(lmem + (buffer) * BUF_SPAN)
+    CP_ASYNC_PIPELINE(full_slabs, XG_REQUEST, XG_COMPUTE_BUFFER);
     CP_ASYNC_WAIT_ALL();
     barrier(CLK_LOCAL_MEM_FENCE);  /* before the partial slab reuses a buffer */
     __local REAL *last = lmem + (full_slabs % ASYNC_STAGES) * BUF_SPAN;

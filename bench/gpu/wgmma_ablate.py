@@ -99,8 +99,21 @@ MMA_LOADS = ("            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);\n"
 MMA_STORE = "            store_slab(ra, rb, tid, As[BUFFERS - 1 - buf], Bs[BUFFERS - 1 - buf]);\n"
 MMA_FRAGMENTS = ("                        const REAL2 pair = *(__local const REAL2 *)\n"
                  "                            &As[p][k + 4 * h][wm + mi * 16 + 2 * g];\n")
-MMA_REQUEST = ("            request_slab(ahead * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned,\n"
-               "                         As[ahead % ASYNC_STAGES], Bs[ahead % ASYNC_STAGES]);\n")
+ASYNC_COPY_H = (Path(__file__).resolve().parents[2] / "kernels_cl" / "async_copy.h").read_text()
+
+
+def pipeline_line(statement: str) -> str:
+    """The line of async_copy.h's CP_ASYNC_PIPELINE (inlined into the kernel's source) that
+    holds ``statement``, with its continuation and newline: removing it removes the step."""
+    lines = [line for line in ASYNC_COPY_H.splitlines(keepends=True)
+             if line.strip().startswith(statement) and line.rstrip().endswith("\\")]
+    assert len(lines) == 1, statement
+    return lines[0]
+
+
+MMA_REQUEST = pipeline_line("REQUEST(ahead_, ahead_ % ASYNC_STAGES);")
+MMA_ASYNC_BARRIER = pipeline_line("barrier(CLK_LOCAL_MEM_FENCE);")
+MMA_ASYNC_WAIT = pipeline_line("CP_ASYNC_WAIT_OLDER();")
 # kernels_cl/mma.cl's loop, its parts (float64: one mma.sync a tile and step of 8)
 MMA_ABLATIONS = {
     "none": [],
@@ -109,9 +122,8 @@ MMA_ABLATIONS = {
                  "        }\n    }\n#endif\n")],
     "fragments": [(MMA_FRAGMENTS, "                        const REAL2 pair = (REAL2)(g, h);\n")],
     "copies": [(MMA_REQUEST, "")],
-    "asyncbarrier": [("        barrier(CLK_LOCAL_MEM_FENCE);\n        const int ahead",
-                      "        const int ahead")],
-    "asyncwait": [("        CP_ASYNC_WAIT_OLDER();\n        /* the slab", "        /* the slab")],
+    "asyncbarrier": [(MMA_ASYNC_BARRIER, "")],
+    "asyncwait": [(MMA_ASYNC_WAIT, "")],
     "ca16": [("cp.async.cg.shared.global [%0], [%1], 16, %2;",
               "cp.async.ca.shared.global [%0], [%1], 16, %2;")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
