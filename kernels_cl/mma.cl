@@ -93,7 +93,7 @@
 #define REAL2 PG_CAT(REAL, 2)
 #if ASYNC_STAGES
 #if SPLIT_TF32
-#error "ASYNC_STAGES needs float64: float32's values are split into TF32 parts as they are staged"
+#error "ASYNC_STAGES needs float64: float32 splits its values as they are staged"
 #endif
 #include "async_copy.h"
 #endif
@@ -241,9 +241,8 @@ inline void request_slab(const int k0, const int tid, const int m0, const int n0
 {
     for (int e = 0; e < LA; ++e) {
         const int2 at = a_place(tid + e * WG);
-        const int k = k0 + at.y;
-        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(m0 + at.x, M - 1), min(k, K - 1)),
-                             k < K);
+        const int row = min(m0 + at.x, M - 1), k = k0 + at.y;
+        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(row, min(k, K - 1)), k < K);
     }
 #if B_PIECES
     for (int e = 0; e < LB / 2; ++e) {
@@ -297,7 +296,7 @@ inline void multiply_slab(REAL acc[MT][NT][4], __local const REAL As[PARTS][BK][
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void gemm(GEMM_ARGS)
 {
-    /* 16-byte aligned: asynchronous copies of 16 bytes land in Bs */
+    /* 16-byte aligned: pairs are read from As, 16-byte copies land in Bs */
     __local REAL As[TILES][PARTS][BK][BM + PAD] __attribute__((aligned(16)));
     __local REAL Bs[TILES][PARTS][BK][BN + PAD] __attribute__((aligned(16)));
 #if MMA_PTX
