@@ -28,12 +28,14 @@
  *   A, 16 x 8: value i of a lane is row g + 8 (i % 2), column t + 4 (i / 2)
  *   B, 8 x 8:  value i is row t + 4 i, column g
  *   C, 16 x 8: value i is row g + 8 (i / 2), column 2 t + i % 2
- * Within each 16 columns of As (rows of A), row r of A lies at 2 (r % 8) + r / 8
- * (a_col): the rows g and g + 8 of a lane's A fragment lie side by side, and a lane reads
- * its four values of A in two reads of a pair (16 bytes in float64), half the reads of
- * A's fragments. With rows of As and Bs PAD values longer than the tile, a warp's fragment
- * reads are free of bank conflicts where the row stride is 4 mod 16 doubles (PAD = 4;
- * PAD = 8 puts two lanes on each bank of A's pair reads) or 8 mod 32 floats (PAD = 8).
+ * In float64 (A_PAIRS), within each 16 columns of As (rows of A), row r of A lies at
+ * 2 (r % 8) + r / 8 (a_col): the rows g and g + 8 of a lane's A fragment lie side by side,
+ * and a lane reads its four values of A in two 16-byte reads, not four 8-byte ones. On an
+ * H100 that was 2.5% faster in float64; in float32, whose pairs are 8 bytes, 4.5% slower,
+ * so float32 keeps A's rows in order (bench/results/2026-11-26-h100-mma-async/10-pairs).
+ * With rows of As and Bs PAD values longer than the tile, a warp's fragment reads are free
+ * of bank conflicts where the row stride is 4 mod 16 doubles (PAD = 4) or 8 mod 32 floats
+ * (PAD = 8).
  *
  * -D WM, WN   warps of a work-group along M and N
  * -D MT, NT   mma tiles of a warp along M (16 rows each) and N (8 columns each)
@@ -91,6 +93,7 @@
 #define PARTS (SPLIT_TF32 ? 2 : 1)  /* values staged an element: float32's two TF32 parts */
 #define TILES (ASYNC_STAGES ? ASYNC_STAGES : BUFFERS)  /* slabs in local memory at once */
 #define REAL2 PG_CAT(REAL, 2)
+#define A_PAIRS USE_FP64  /* a lane reads its values of A in pairs (the text at the top) */
 #if ASYNC_STAGES
 #if SPLIT_TF32
 #error "ASYNC_STAGES needs float64: float32 splits its values as they are staged"
@@ -207,7 +210,7 @@ inline void mma_steps(REAL acc[MT][NT][4], const REAL a[SUMS][PARTS][MT][4],
 /* the column of As that row mm of the slab of A goes to (the text at the top says why) */
 inline int a_col(const int mm)
 {
-    return (mm & ~15) | (mm & 7) << 1 | (mm >> 3 & 1);
+    return A_PAIRS ? (mm & ~15) | (mm & 7) << 1 | (mm >> 3 & 1) : mm;
 }
 
 inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
@@ -278,13 +281,19 @@ inline void multiply_slab(REAL acc[MT][NT][4], __local const REAL As[PARTS][BK][
         for (int s = 0; s < SUMS; ++s)
             for (int p = 0; p < PARTS; ++p) {
                 const int k = (ks + s) * 8 + t;
-                for (int mi = 0; mi < MT; ++mi)
+                for (int mi = 0; mi < MT; ++mi) {
+#if A_PAIRS
                     for (int h = 0; h < 2; ++h) {  /* column t + 4 h: rows g and g + 8 */
                         const REAL2 pair = *(__local const REAL2 *)
                             &As[p][k + 4 * h][wm + mi * 16 + 2 * g];
                         a[s][p][mi][2 * h] = pair.x;
                         a[s][p][mi][2 * h + 1] = pair.y;
                     }
+#else
+                    for (int i = 0; i < 4; ++i)
+                        a[s][p][mi][i] = As[p][k + 4 * (i / 2)][wm + mi * 16 + g + 8 * (i % 2)];
+#endif
+                }
                 for (int ni = 0; ni < NT; ++ni)
                     for (int i = 0; i < 2; ++i)
                         b[s][p][ni][i] = Bs[p][k + 4 * i][wn + ni * 8 + g];

@@ -28,7 +28,8 @@ mma's: none, staging, barrier (as above; the register path), fragments (A's frag
 not read from local memory), and with ASYNC_STAGES: copies (no slab requested in the loop),
 asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
 elementb (B's rows copied value by value, not in 16-byte pieces where aligned), ca16
-(B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg).
+(B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg). valuereads: A's rows in order and
+its fragments read value by value (float32's way; float64's before 2026-11-26).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
         [--ablations ...] [--params '{"LEAD": 2, ...}'] [--ptx-dir DIR] [--json ablate.json]
@@ -120,7 +121,10 @@ MMA_ABLATIONS = {
     "staging": [(MMA_LOADS, ""), (MMA_STORE, "")],
     "barrier": [("        }\n        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n#endif\n",
                  "        }\n    }\n#endif\n")],
-    "fragments": [(MMA_FRAGMENTS, "                        const REAL2 pair = (REAL2)(g, h);\n")],
+    "fragments": [(MMA_FRAGMENTS, "                        const REAL2 pair = (REAL2)(g, h);\n"),
+                  ("a[s][p][mi][i] = As[p][k + 4 * (i / 2)][wm + mi * 16 + g + 8 * (i % 2)];",
+                   "a[s][p][mi][i] = (REAL)(g + i);")],
+    "valuereads": [("#define A_PAIRS USE_FP64", "#define A_PAIRS 0")],
     "copies": [(MMA_REQUEST, "")],
     "asyncbarrier": [(MMA_ASYNC_BARRIER, "")],
     "asyncwait": [(MMA_ASYNC_WAIT, "")],
