@@ -66,7 +66,8 @@ def _async_depth(p: Params) -> bool:
     return p["ASYNC_STAGES"] in ASYNC_DEPTHS and not (p["ASYNC_STAGES"] and p["BUFFERS"] != 2)
 
 
-@restriction("PAD must be even: a lane reads its A fragment's values in pairs")
+@restriction("PAD must be even: float64 reads a lane's values of A in 16-byte pairs, "
+             "and copies B in 16-byte pieces")
 def _even_pad(p: Params) -> bool:
     return p["PAD"] % 2 == 0
 

@@ -42,12 +42,14 @@ class Wgmma(Variant):
     source_file = "wgmma.cl"
     summary = ("warpgroups of 64 x N x 8 wgmma on Hopper's tensor cores, float32 as 3xTF32 "
                "(elsewhere the same tiles with multiply-adds)")
+    # split-K is for shapes with few tiles of C: auto's model sets it
     space = {"WN": [64, 128], "WGM": [1, 2], "WGN": [1, 2], "KS": [1, 2, 4], "PAD": [0, 4],
-             "LEAD": [1, 2], "KSPLIT": [1]}  # split-K is for shapes with few tiles of C: auto's model sets it
+             "LEAD": [1, 2], "KSPLIT": [1]}
     defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4, "LEAD": 2, "KSPLIT": 1}
     flags = ("PAD",)
-    restrictions = (_spelled_out, _vector_rows)  # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN
-    # values of A and KS WN / (16 WGM) of B a work-item
+    # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN values of A and
+    # KS WN / (16 WGM) of B a work-item
+    restrictions = (_spelled_out, _vector_rows)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, _tile(params)[0]
