@@ -45,10 +45,11 @@
  *             (float32; divides KS)
  * -D BUFFERS  local tiles, 2 or 1 (the register path)
  * -D ASYNC_STAGES  0: the register path; 2, 3 or 4: asynchronous copies, that many tiles
+ * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs (a C of few tiles)
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), steps past K read zeros; stores of C are guarded.
  * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
- * WG = 32 WM WN.
+ * WG = 32 WM WN; with KSPLIT > 1, (KSPLIT, ...) in groups of (1, 1, WG).
  */
 
 #ifndef WM
@@ -78,6 +79,10 @@
 #ifndef ASYNC_STAGES
 #define ASYNC_STAGES 0  // 0: slabs through registers; 2-4: asynchronous copies (float64)
 #endif
+#ifndef KSPLIT
+#define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
+#endif
+#include "splitk.h"
 
 #define WG (32 * WM * WN)
 #define BM (16 * MT * WM)
@@ -303,8 +308,9 @@ inline void multiply_slab(REAL acc[MT][NT][4], __local const REAL As[PARTS][BK][
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void gemm(GEMM_ARGS)
+void gemm(SPLIT_GEMM_ARGS)
 {
+    SPLIT_K(BK);
     /* 16-byte aligned: pairs are read from As, 16-byte copies land in Bs */
     __local REAL As[TILES][PARTS][BK][BM + PAD] __attribute__((aligned(16)));
     __local REAL Bs[TILES][PARTS][BK][BN + PAD] __attribute__((aligned(16)));

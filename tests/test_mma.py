@@ -25,6 +25,9 @@ PARAMS = {
     "async-h100-tile": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3},
     "async-two-deep": {"WM": 2, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "ASYNC_STAGES": 2},
     "async-four": {"WM": 1, "WN": 2, "MT": 2, "NT": 2, "PAD": 0, "ASYNC_STAGES": 4},
+    # split-K: layers whose run starts past a short K write zeros
+    "split-k": {"WM": 2, "WN": 1, "MT": 1, "NT": 2, "KSPLIT": 3},
+    "async-split": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3, "KSPLIT": 5},
 }
 ASYNC = [name for name, params in PARAMS.items() if params.get("ASYNC_STAGES")]
 # 1, primes, a K shorter than a slab, tiles exactly, a row of B shorter than a tile (even:
@@ -48,7 +51,8 @@ def fits(device, params, itemsize):
 
 
 @pytest.mark.parametrize("name, dtype", [(name, np.float64) for name in PARAMS] + [
-    ("defaults", np.float32), ("one-warp-deep", np.float32), ("tall", np.float32)])
+    ("defaults", np.float32), ("one-warp-deep", np.float32), ("tall", np.float32),
+    ("split-k", np.float32)])
 def test_any_shape_and_layout(device, name, dtype):
     if dtype == np.float64 and not device.has_fp64:
         pytest.skip("device has no float64")

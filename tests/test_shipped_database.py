@@ -158,6 +158,27 @@ def test_fitting_tile_weighs_padding_against_reuse():
     assert fitting_tile(tiles + [tiles[1]], 48, 8192) == 1  # the same tile twice: the first
 
 
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_float64_splits_k_on_the_tensor_cores(gpu, monkeypatch, tmp_path):
+    """float64 on Hopper: a C of too few tiles runs mma with K split by the model (on the
+    H100 1024 x 1024 x 16384 ran xgemm's 16 x 16 tile at 9% of cuBLAS before, mma split
+    in 2 at 74%; 48 x 3000 x 2000 28% whole, 79-95% split in 8); a C of 64 columns the
+    deep-K entry's 64 x 64 tile; a large square whole (bench/results/2026-11-26-h100-
+    float64-shapes)."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
+    tile = ("WM", "WN", "MT", "NT")
+    square = choose(device, 1024, 1024, 16384, 8)
+    assert square.variant == "mma" and square.params["KSPLIT"] > 1, square.reason
+    assert [square.params[key] for key in tile] == [1, 4, 4, 4]  # the large entry's 64 x 128
+    thin = choose(device, 16384, 64, 4096, 8)
+    assert thin.variant == "mma" and [thin.params[key] for key in tile] == [2, 2, 2, 4]
+    assert "deep-k-class entry" in thin.reason
+    few = choose(device, 48, 3000, 2000, 8)
+    assert few.variant == "mma" and few.params["KSPLIT"] > 1 and "split-K model" in few.reason
+    assert choose(device, 4096, 4096, 4096, 8).params["KSPLIT"] == 1
+
+
 @pytest.mark.parametrize("gpu, capability, variant", [
     ("NVIDIA H200", (9, 0), "mma"),                # its own entry: the FP64 tensor cores
     ("NVIDIA H100 80GB HBM3", (9, 0), "mma"),      # its own entry, the same tiling

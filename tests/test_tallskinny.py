@@ -16,7 +16,8 @@ from portgemm.auto import choose, phvm
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import class_order, classify
 from portgemm.auto.splitk import ksplit
-from portgemm.auto.tallskinny import ROW_ITEMS_PER_CORE, gpu_group, tallskinny_params, tile_for
+from portgemm.auto.tallskinny import (ROW_ITEMS_PER_CORE, gpu_group, item_registers,
+                                       tallskinny_params, tile_for)
 from portgemm.runtime.device import Device
 
 from conftest import assert_close
@@ -604,6 +605,13 @@ def test_bandwidth_model_on_cpu_and_gpu():
     assert gpu_group(0, (3, 3), 1024) == 256  # an unknown register file: the usual 256
     assert gpu_group(65536, (8, 16), 1024) == 256 and gpu_group(65536, (2, 2), 512) == 512
     assert gpu_group(65536, (8, 8), 1024, steps=2) == 512 and gpu_group(65536, (9, 9), 1024, 2) == 256
+    # a double takes two registers: float64's groups half as big (groups of 512 spilled)
+    assert item_registers((8, 8), 1, 8) == 2 * (64 + 16) + 24
+    assert tallskinny_params(gpu(), 8, 8, 50_000_000, 8)[0]["BS"] == 256
+    # a tall C of 16 columns: tiles of 8 rows in float32, 4 in float64, within 256 registers
+    tall32 = tallskinny_params(gpu(), 4096, 16, 4096, 4)[0]
+    tall64 = tallskinny_params(gpu(), 4096, 16, 4096, 8)[0]
+    assert (tall32["tile_y"], tall32["KU"]) == (8, 4) and (tall64["tile_y"], tall64["KU"]) == (4, 2)
     # shuffles where the compiler takes PTX, the last group's sum on every GPU
     assert (big["REDUCE"], big["FUSE"]) == (1, 1)
     other = tallskinny_params(gpu(vendor="Advanced Micro Devices, Inc."), 8, 8, 1 << 25)[0]

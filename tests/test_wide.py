@@ -183,6 +183,17 @@ def test_skinny_routes_on_a_cpu(device):
     assert narrow["KSPLIT"] == 1 and narrow["tile_y"] == 3
 
 
+def test_wide_float64_loads_fewer_steps_on_a_gpu():
+    """A GPU work-item's 16 rows load 8 steps at once in float32, 2 in float64 (a double
+    takes two registers: 8 spilled, 1.6x slower on the H100); one row keeps 8."""
+    from test_tallskinny import gpu
+
+    assert wide_params(gpu(), 16, 4096, 4096, 4)[0]["KU"] == 8
+    assert wide_params(gpu(), 16, 4096, 4096, 8)[0]["KU"] == 2
+    assert wide_params(gpu(), 8, 8192, 8192, 8)[0]["KU"] == 4
+    assert wide_params(gpu(), 1, 8192, 8192, 8)[0]["KU"] == 8
+
+
 def test_auto_runs_skinny_shapes(device):
     by_size = compiler_kind(device) == "code-vectorising"
     wide = "tallskinny" if device.type == "cpu" else "wide"  # rows as vectors on a CPU

@@ -1,10 +1,14 @@
-"""Candidate parameter sets of one variant taken in turns on the same operands beside
-cuBLAS: kernel times (OpenCL events, median of each round's median), relative error
-against float64. By default wgmma read one slab ahead (LEAD 1) or two (LEAD 2).
+"""Candidate parameter sets taken in turns on the same operands beside cuBLAS: kernel
+times (OpenCL events, median of each round's median), relative error against float64.
+By default wgmma read one slab ahead (LEAD 1) or two (LEAD 2). A candidate is a parameter
+set of --variant, or of the variant its "variant" key names ({"variant": "auto"}: auto's
+own choice, recorded beside its time).
 
     python3 bench/gpu/wgmma_lead.py --json lead.json [--rounds 5] [--shapes 4096x4096x4096:1,...]
     python3 bench/gpu/wgmma_lead.py --variant mma --dtype float64 --shapes 4096x4096x4096 \
         --candidate 'registers={"WM": 1, "WN": 4}' --candidate 'async={"ASYNC_STAGES": 3}'
+    python3 bench/gpu/wgmma_lead.py --dtype float64 --shapes 16x4096x4096 \
+        --candidate 'auto={"variant": "auto"}' --candidate 'ku4={"variant": "wide", "KU": 4}'
 
 A shape is MxNxK or MxNxK:KSPLIT (the split auto's model or entry gives it). Each round
 times every candidate once (5 runs after 2 warm-ups), in an order rotated by one each
@@ -77,14 +81,17 @@ def main():
         a, b = a.astype(args.dtype), b.astype(args.dtype)  # float64: the same values
         a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
         times = {name: [] for name in names}
-        errors = {}
+        errors, chosen = {}, {}
         cublas = []
         for r in range(args.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             for name in order:
                 params = dict(candidates[name], **({"KSPLIT": split} if split else {}))
-                ms, result = kernel_ms(a_dev, b_dev, params, args.variant)
+                variant = params.pop("variant", args.variant)
+                ms, result = kernel_ms(a_dev, b_dev, None if variant == "auto" else params,
+                                       variant)
                 times[name].append(ms)
+                chosen[name] = (result.variant, result.params)
                 c = result.c.get()
                 errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
             cublas.append(cublas_ms(a, b))
@@ -96,7 +103,8 @@ def main():
             row["candidates"][name] = {"kernel_ms": ms, "rounds": times[name],
                                        "tflops": 2e-9 * m * n * k / ms,
                                        "of_cublas": ref_ms and ref_ms / ms,
-                                       "relerr": errors[name]}
+                                       "relerr": errors[name], "variant": chosen[name][0],
+                                       "params": chosen[name][1]}
         rows.append(row)
         line = "  ".join(f"{name}: {c['kernel_ms']:.4f} ms ({(c['of_cublas'] or 0):.1%}, "
                          f"{c['relerr']:.1e})" for name, c in row["candidates"].items())

@@ -46,10 +46,6 @@ OVERRIDE_GAIN = 0.1  # a tuned KSPLIT gives way to the model's only for this muc
 # time (4-5 us for wgmma's 128 x 128 tile on the H200); fitted to the H200's splits of
 # 768^3 (2 before 4) and 5000^3 (none before 3), bench/results/2026-11-22-h200-deep-wgmma
 WAVE_OVERHEAD = 3
-# registers of an xgemm work-item: its private values (accumulators, operands, staged
-# loads) times REGISTER_FACTOR plus REGISTER_OVERHEAD (addresses and counters): the
-# H200's 128 x 128 preset holds one group per SM, as the ~170 registers it builds to do
-REGISTER_FACTOR, REGISTER_OVERHEAD = 1.5, 24
 
 
 def workspace_budget(device: Device) -> int:
@@ -82,7 +78,7 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
     known = traits(device)
     rows, cols, depth = impl.block(params)
     threads = prod(impl.work_group(params))
-    registers = int(impl.private_values(params) * REGISTER_FACTOR) + REGISTER_OVERHEAD
+    registers = impl.registers(params, itemsize)
     per_unit = known.groups_per_unit(threads, registers,
                                      impl.local_mem_bytes(params, itemsize))
     slots = known.compute_units * per_unit

@@ -135,7 +135,9 @@ MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's
 # the model above gives, but only with 2 steps at once (4 ran 1.2-1.8x slower):
 # not taken (bench/results/2026-11-22-h200-tall). Groups no bigger than a tile's share
 # of one wave (wave_share) then took 8 columns to groups of 64-128: 1.35-3.05x faster
-# (bench/results/2026-11-23-h200-tall-groups).
+# (bench/results/2026-11-23-h200-tall-groups). In float64 the tiles have TALL_ROWS / 2
+# rows, a double taking two registers: 4096 x 16 x 4096 ran 2.2x faster in 4 x 16 than
+# in 8 x 16 on the H100 (bench/results/2026-11-26-h100-float64-shapes).
 TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
 
 
@@ -254,28 +256,38 @@ def cache_ranges(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
     return ranges, why if shared else ""
 
 
-def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int = 1) -> int:
+def item_registers(tile: tuple[int, int], steps: int, itemsize: int = 4) -> int:
+    """32-bit registers a GPU work-item needs: its tile and ``steps`` steps' loads (a
+    double takes two) and ITEM_REGISTERS. Counting a double as one gave float64 groups
+    of 512 that spilled: 8 x 8 x 2^22 ran 2.3x faster in groups of 256, 16 x 16 x 2^22
+    3.6x (bench/results/2026-11-26-h100-float64-shapes)."""
+    words = max(1, itemsize // 4)
+    return words * (tile[0] * tile[1] + steps * (tile[0] + tile[1])) + ITEM_REGISTERS
+
+
+def gpu_group(registers: int, tile: tuple[int, int], max_group: int, steps: int = 1,
+              itemsize: int = 4) -> int:
     """The largest power-of-two group whose every work-item keeps its tile, ``steps``
     steps' loads and ITEM_REGISTERS in its share of ``registers`` (GPU_GROUP where
     unknown)."""
     if not registers:
         return min(GPU_GROUP, max_group)
-    need = tile[0] * tile[1] + steps * (tile[0] + tile[1]) + ITEM_REGISTERS
+    need = item_registers(tile, steps, itemsize)
     size = 1 << (min(GPU_GROUP_LIMIT, max_group).bit_length() - 1)
     while size > 32 and registers // size < need:
         size //= 2
     return size
 
 
-def wave_share(known: Traits, tile: tuple[int, int], steps: int, tiles: int) -> float:
+def wave_share(known: Traits, tile: tuple[int, int], steps: int, tiles: int,
+               itemsize: int = 4) -> float:
     """A tile's share of the work-items the device holds at once (its registers allowing
     each a tile and ``steps`` steps' loads): the most a tile may have for all of C's
     tiles to run in one wave (infinite where the register file is unknown or C is one
     tile)."""
     if tiles == 1 or not known.registers:
         return float("inf")
-    need = tile[0] * tile[1] + steps * sum(tile) + ITEM_REGISTERS
-    return known.compute_units * known.items_per_unit(need) / tiles
+    return known.compute_units * known.items_per_unit(item_registers(tile, steps, itemsize)) / tiles
 
 
 def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
@@ -286,11 +298,13 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     if device.type == "cpu":
         return cpu_row_params(known, m, n, k, itemsize, layout)
     several = m * n > ACCUMULATORS
+    rows = TALL_ROWS * 4 // max(4, itemsize)  # a double takes two registers
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
     if tall:
-        tile = (TALL_ROWS, n)
+        tile = (rows, n)
         steps = max(s for s in (TALL_STEPS, 2, 1)
-                    if s == 1 or n * TALL_ROWS + s * (n + TALL_ROWS) <= TALL_VALUES)
+                    if s == 1 or item_registers(tile, s, itemsize) - ITEM_REGISTERS
+                    <= TALL_VALUES)
     else:
         per_item = MULTI_TILE if several else ACCUMULATORS
         tile = tile_for(m, n, per_item)
@@ -302,7 +316,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         steps = MULTI_TILE_STEPS if several else 1
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     size = (min(TALL_GROUP, known.max_group) if tall else
-            gpu_group(known.registers, tile, known.max_group, steps))
+            gpu_group(known.registers, tile, known.max_group, steps, itemsize))
     measured = cached_probe(device)
     bandwidth = measured.read_gbs * 1e9 if measured else DEFAULT_BANDWIDTH
     # a tile's work-items in flight, `steps` steps of K each; the tiles at the same step
@@ -313,7 +327,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
             f"{bandwidth / 1e12:.1f} TB/s x {LOADED_LATENCY_S * 1e6:g} us)")
     # many tiles: no more work-items than one wave holds (bigger groups would each sum a
     # few steps of K, and pay their sum and a second wave's tail)
-    one_wave = wave_share(known, tile, steps, tiles)
+    one_wave = wave_share(known, tile, steps, tiles, itemsize)
     if one_wave < max(items, size):
         fits = 1 << max(0, int(one_wave).bit_length() - 1)  # under 1: C overfills a wave
         size = max(min(TALL_GROUP, size), min(size, fits))
@@ -328,8 +342,8 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
               "REDUCE": int(device.takes_ptx), "FUSE": 1, "KU": steps}
     group = ("a tall C's groups (TALL_GROUP)" if tall else
-             f"registers for {tile[0] * tile[1] + steps * sum(tile) + ITEM_REGISTERS} values "
-             f"a work-item" if known.registers else "GPU group")
+             f"{item_registers(tile, steps, itemsize)} registers a work-item"
+             if known.registers else "GPU group")
     why = (f"bandwidth model: BS={size} ({group}), "
            f"GS={groups} ({fill}; each work-item sums {MIN_TERMS} to {MAX_TERMS} terms), "
            f"tile {tile[0]}x{tile[1]} ({tiles} tile{'s' if tiles > 1 else ''} of C)"

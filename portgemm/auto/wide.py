@@ -4,7 +4,8 @@ The kernel reads each row of B once per block of rows of C, so it takes blocks o
 C's rows (up to MAX_ROWS a work-item), and splits K into layers (KSPLIT) until the device
 is busy:
 
-* on a GPU, two columns a work-item and eight steps' loads at once, and layers enough
+* on a GPU, two columns a work-item and eight steps' loads at once (fewer in float64,
+  within float32's registers: GPU_REGISTERS), and layers enough
   for half the work-items the device holds (FILL); each layer adds a partial product of
   C to write and read back, so no more. From a grid of tile_x x KU x KSPLIT x BS on the
   H200; within 0-6% of a sweep around it on eleven of seventeen skinny shapes there.
@@ -33,13 +34,22 @@ from .traits import traits
 MAX_ROWS = {"cpu": 8, "gpu": 16}  # rows of C a work-item keeps (more: B is read again)
 GPU_GROUP = 256
 GPU_COLUMNS = 2         # values of B a GPU work-item loads a step ...
-GPU_STEPS = 8           # ... for this many steps at once
+GPU_STEPS = 8           # ... for this many steps at once, fewer where a work-item's values
+# would take more registers than float32's at 16 rows (a double takes two): 16 x 4096 x 4096
+# in float64 ran 1.6x faster with 2 steps than with 8 on the H100, 8 rows as fast with 4
+# (bench/results/2026-11-26-h100-float64-shapes)
+GPU_REGISTERS = MAX_ROWS["gpu"] * GPU_COLUMNS + GPU_STEPS * (MAX_ROWS["gpu"] + GPU_COLUMNS)
 FILL = 0.5              # of the work-items a GPU holds at once
 CPU_ACCUMULATORS = 128  # 8 x 16 ran 2x faster than 8 x 8 on Intel's runtime (8 x 4096 x 4096)
 CPU_COLUMNS = 64        # at most, for C of one or two rows
 CPU_STEPS = 4           # rows of B a CPU work-item reads side by side
 CPU_RUN = 512           # steps of K a layer takes on a CPU
 MAX_SPLIT = 256
+
+
+def gpu_registers(rows: int, cols: int, steps: int, itemsize: int) -> int:
+    """32-bit registers of a GPU work-item's sums and ``steps`` steps' loads."""
+    return max(1, itemsize // 4) * (rows * cols + steps * (rows + cols))
 
 
 def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
@@ -56,7 +66,9 @@ def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         split = ceil(k / CPU_RUN)
         fill = f"runs of {CPU_RUN} steps of K"
     else:
-        size, cols, steps = GPU_GROUP, GPU_COLUMNS, GPU_STEPS
+        size, cols = GPU_GROUP, GPU_COLUMNS
+        steps = max(s for s in (GPU_STEPS, 4, 2, 1)
+                    if s == 1 or gpu_registers(rows, cols, s, itemsize) <= GPU_REGISTERS)
         items = FILL * known.slots
         blocks = ceil(m / rows) * ceil(n / (size * cols))
         split = 1 << max(0, round(log2(max(1.0, items / (blocks * size)))))
@@ -66,5 +78,5 @@ def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     params = {"BS": size, "tile_y": rows, "tile_x": cols, "KU": steps,
               "BY_COLUMN": int(cpu), "KSPLIT": split}
     why = (f"{'CPU' if cpu else 'GPU'} rules: BS={size} along N, {rows} x {cols} of C a "
-           f"work-item, KSPLIT={split} ({fill}; each work-item sums at most {MAX_TERMS} terms)")
+           f"work-item, {steps} steps' loads at once, KSPLIT={split} ({fill}; each work-item sums at most {MAX_TERMS} terms)")
     return params, why

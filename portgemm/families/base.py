@@ -191,6 +191,13 @@ class Variant:
         tile_y, tile_x = self.elements_per_item(params)
         return tile_y * tile_x + tile_y + tile_x
 
+    def registers(self, params: Params, itemsize: int = 4) -> int:
+        """32-bit registers a work-item builds to, as far as auto's split-K model needs to
+        know how many groups a compute unit holds: xgemm's fit, its private values times
+        1.5 plus 24 (the H200's 128 x 128 preset holds one group per SM, as the ~170
+        registers it builds to do)."""
+        return int(self.private_values(params) * 1.5) + 24
+
     def resolve(self, params: Params | None) -> dict[str, Any]:
         """Defaults overlaid with ``params``; unknown names and bad values raise."""
         params = self.translate(params or {})

@@ -6,6 +6,9 @@ C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with ``mma.sync.m16n8k8`` per tile 
 (``BUFFERS`` 2: double-buffered) or, in float64 with ``ASYNC_STAGES`` 2-4, by
 asynchronous copies that many slabs deep (``cp.async`` on NVIDIA); in float32 ``SUMS``
 steps at a time are summed on the tensor cores before float32 accumulators take them.
+``KSPLIT`` > 1 cuts K into that many runs, one layer of work-groups each, whose partial
+products are summed in order (kernels_cl/splitk.h): for a C of too few tiles to fill the
+device (auto's split-K model sets it, :mod:`portgemm.auto.splitk`).
 
 - float64: one ``.f64`` mma a tile and step, on the FP64 tensor cores from compute
   capability 9.0 (about twice the FP64 FMA peak of an H100 or H200).
@@ -23,10 +26,12 @@ from math import ceil
 
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, pocl_5_or_later, restriction
+from .base import (LaunchPlan, Params, Variant, pocl_5_or_later, restriction,
+                   split_along_k)
 
 
 TENSOR_CORES_FROM = {8: (9, 0), 4: (8, 0)}  # itemsize: compute capability (mma.cl's MMA_PTX)
+REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight beside its values
 
 
 def emulated(device: Device, itemsize: int) -> bool:
@@ -86,9 +91,10 @@ class Mma(Variant):
                "3xTF32; elsewhere the same fragments with multiply-adds)")
     space = {"WM": [1, 2, 4], "WN": [1, 2, 4], "MT": [1, 2, 4], "NT": [2, 4, 8],
              "KS": [1, 2], "PAD": [0, 4, 8], "SUMS": [1, 2],
-             "BUFFERS": [1, 2], "ASYNC_STAGES": [0, 3]}
+             "BUFFERS": [1, 2], "ASYNC_STAGES": [0, 3],
+             "KSPLIT": [1]}  # split-K is for a C of few tiles: auto's model sets it
     defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8, "SUMS": 1, "BUFFERS": 2,
-                "ASYNC_STAGES": 0}
+                "ASYNC_STAGES": 0, "KSPLIT": 1}
     flags = ("PAD", "ASYNC_STAGES")
     restrictions = (_even_staging, _sums_divide_slab, _async_depth, _even_pad)
 
@@ -106,6 +112,16 @@ class Mma(Variant):
         fragments = 2 * params["SUMS"] * (4 * mt + 2 * nt)
         staged = 0 if params["ASYNC_STAGES"] else (bm * bk + bk * bn) // wg
         return 4 * mt * nt + fragments + staged
+
+    def registers(self, params: Params, itemsize: int = 4) -> int:
+        """Accumulators and one step's fragments (float32: both parts), a double two
+        registers, and REGISTER_OVERHEAD: float64's 64 x 128 tile with copies 3 deep
+        builds to 226 registers (ptxas, bench/results/2026-11-26-h100-mma-async), two
+        groups an SM. The 64 x 64 tile builds to fewer, three groups an SM, and auto's
+        split-K model then keeps 16384 x 64 x 4096 whole, as measured fastest."""
+        mt, nt = params["MT"], params["NT"]
+        values = 4 * mt * nt + params["SUMS"] * parts(itemsize) * (4 * mt + 2 * nt)
+        return max(1, itemsize // 4) * values + REGISTER_OVERHEAD
 
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
         """The tiles (:func:`tiles` of them; float32: both parts), and where the fragments
@@ -132,10 +148,14 @@ class Mma(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD", "SUMS",
-                                            "BUFFERS", "ASYNC_STAGES")}
+                                            "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
+
+    def block(self, params: Params) -> tuple[int, int, int]:
+        return _tile(params)[1:]
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         wg, bm, bn, _ = _tile(params)
         ndrange = NDRange((ceil(m / bm), ceil(n / bn) * wg), (1, wg))
-        return LaunchPlan(ndrange, self.checked_defines(params),
-                          self.local_mem_bytes(params, itemsize))
+        whole = LaunchPlan(ndrange, self.checked_defines(params),
+                           self.local_mem_bytes(params, itemsize))
+        return split_along_k(whole, m, n, params["KSPLIT"])
