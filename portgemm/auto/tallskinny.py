@@ -287,7 +287,8 @@ def wave_share(known: Traits, tile: tuple[int, int], steps: int, tiles: int,
     tile)."""
     if tiles == 1 or not known.registers:
         return float("inf")
-    return known.compute_units * known.items_per_unit(item_registers(tile, steps, itemsize)) / tiles
+    need = item_registers(tile, steps, itemsize)
+    return known.compute_units * known.items_per_unit(need) / tiles
 
 
 def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,

@@ -78,5 +78,6 @@ def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     params = {"BS": size, "tile_y": rows, "tile_x": cols, "KU": steps,
               "BY_COLUMN": int(cpu), "KSPLIT": split}
     why = (f"{'CPU' if cpu else 'GPU'} rules: BS={size} along N, {rows} x {cols} of C a "
-           f"work-item, {steps} steps' loads at once, KSPLIT={split} ({fill}; each work-item sums at most {MAX_TERMS} terms)")
+           f"work-item, {steps} steps' loads at once, KSPLIT={split} ({fill}; each "
+           f"work-item sums at most {MAX_TERMS} terms)")
     return params, why
