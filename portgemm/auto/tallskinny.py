@@ -299,10 +299,9 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     if device.type == "cpu":
         return cpu_row_params(known, m, n, k, itemsize, layout)
     several = m * n > ACCUMULATORS
-    rows = TALL_ROWS * 4 // max(4, itemsize)  # a double takes two registers
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
     if tall:
-        tile = (rows, n)
+        tile = (TALL_ROWS * 4 // max(4, itemsize), n)  # a double takes two registers
         steps = max(s for s in (TALL_STEPS, 2, 1)
                     if s == 1 or item_registers(tile, s, itemsize) - ITEM_REGISTERS
                     <= TALL_VALUES)

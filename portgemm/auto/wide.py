@@ -28,7 +28,7 @@ from __future__ import annotations
 from math import ceil, log2
 
 from ..runtime.device import Device
-from .tallskinny import MAX_TERMS, MIN_TERMS
+from .tallskinny import MAX_TERMS, MIN_TERMS, item_registers
 from .traits import traits
 
 MAX_ROWS = {"cpu": 8, "gpu": 16}  # rows of C a work-item keeps (more: B is read again)
@@ -38,18 +38,13 @@ GPU_STEPS = 8           # ... for this many steps at once, fewer where a work-it
 # would take more registers than float32's at 16 rows (a double takes two): 16 x 4096 x 4096
 # in float64 ran 1.6x faster with 2 steps than with 8 on the H100, 8 rows as fast with 4
 # (bench/results/2026-11-26-h100-float64-shapes)
-GPU_REGISTERS = MAX_ROWS["gpu"] * GPU_COLUMNS + GPU_STEPS * (MAX_ROWS["gpu"] + GPU_COLUMNS)
+GPU_REGISTERS = item_registers((MAX_ROWS["gpu"], GPU_COLUMNS), GPU_STEPS)
 FILL = 0.5              # of the work-items a GPU holds at once
 CPU_ACCUMULATORS = 128  # 8 x 16 ran 2x faster than 8 x 8 on Intel's runtime (8 x 4096 x 4096)
 CPU_COLUMNS = 64        # at most, for C of one or two rows
 CPU_STEPS = 4           # rows of B a CPU work-item reads side by side
 CPU_RUN = 512           # steps of K a layer takes on a CPU
 MAX_SPLIT = 256
-
-
-def gpu_registers(rows: int, cols: int, steps: int, itemsize: int) -> int:
-    """32-bit registers of a GPU work-item's sums and ``steps`` steps' loads."""
-    return max(1, itemsize // 4) * (rows * cols + steps * (rows + cols))
 
 
 def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
@@ -68,7 +63,7 @@ def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     else:
         size, cols = GPU_GROUP, GPU_COLUMNS
         steps = max(s for s in (GPU_STEPS, 4, 2, 1)
-                    if s == 1 or gpu_registers(rows, cols, s, itemsize) <= GPU_REGISTERS)
+                    if s == 1 or item_registers((rows, cols), s, itemsize) <= GPU_REGISTERS)
         items = FILL * known.slots
         blocks = ceil(m / rows) * ceil(n / (size * cols))
         split = 1 << max(0, round(log2(max(1.0, items / (blocks * size)))))

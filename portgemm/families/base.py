@@ -117,6 +117,19 @@ def split_along_k(whole: LaunchPlan, m: int, n: int, splits: int) -> LaunchPlan:
                    args=GEMM_KERNEL_ARGS[:-2] + ("W0", "N"))
 
 
+def tiles_along_n(impl: Variant, m: int, n: int, params: Params,
+                  itemsize: int) -> LaunchPlan:
+    """The plan of a family whose work-groups of W work-items each compute one block of C
+    (``impl.block``), laid out (SYCL order) as (ceil(M / rows), ceil(N / cols) * W) in
+    groups of (1, W) (mma, wgmma), K split into ``params["KSPLIT"]`` layers."""
+    rows, cols, _ = impl.block(params)
+    _, items = impl.work_group(params)
+    ndrange = NDRange((ceil(m / rows), ceil(n / cols) * items), (1, items))
+    whole = LaunchPlan(ndrange, impl.checked_defines(params),
+                       impl.local_mem_bytes(params, itemsize))
+    return split_along_k(whole, m, n, params["KSPLIT"])
+
+
 def pocl_5_or_later(device: Device) -> bool:
     """Whether ``device`` runs on PoCL 5 or later, whose compiler got two families'
     exchanges through local memory wrong where PoCL 3 and Intel's runtime get them right

@@ -22,12 +22,9 @@ multiply-adds through local memory: correct everywhere, fast only there.
 
 from __future__ import annotations
 
-from math import ceil
-
 from ..runtime.device import Device
-from ..runtime.ndrange import NDRange
 from .base import (LaunchPlan, Params, Variant, pocl_5_or_later, restriction,
-                   split_along_k)
+                   tiles_along_n)
 
 
 TENSOR_CORES_FROM = {8: (9, 0), 4: (8, 0)}  # itemsize: compute capability (mma.cl's MMA_PTX)
@@ -54,6 +51,13 @@ def parts(itemsize: int) -> int:
 @restriction("SUMS must divide KS: a slab's steps are summed SUMS at a time")
 def _sums_divide_slab(p: Params) -> bool:
     return p["KS"] % p["SUMS"] == 0
+
+
+def _held(p: Params, value_parts: int) -> int:
+    """A work-item's accumulators and its fragments of SUMS steps, ``value_parts`` parts a
+    value."""
+    mt, nt = p["MT"], p["NT"]
+    return 4 * mt * nt + p["SUMS"] * value_parts * (4 * mt + 2 * nt)
 
 
 ASYNC_DEPTHS = (0, 2, 3, 4)
@@ -108,10 +112,8 @@ class Mma(Variant):
         """Accumulators, fragments (float32's two parts of SUMS steps: the upper bound),
         and on the register path the next slab's staged values."""
         wg, bm, bn, bk = _tile(params)
-        mt, nt = params["MT"], params["NT"]
-        fragments = 2 * params["SUMS"] * (4 * mt + 2 * nt)
         staged = 0 if params["ASYNC_STAGES"] else (bm * bk + bk * bn) // wg
-        return 4 * mt * nt + fragments + staged
+        return _held(params, 2) + staged
 
     def registers(self, params: Params, itemsize: int = 4) -> int:
         """Accumulators and one step's fragments (float32: both parts), a double two
@@ -119,9 +121,7 @@ class Mma(Variant):
         builds to 226 registers (ptxas, bench/results/2026-11-26-h100-mma-async), two
         groups an SM. The 64 x 64 tile builds to fewer, three groups an SM, and auto's
         split-K model then keeps 16384 x 64 x 4096 whole, as measured fastest."""
-        mt, nt = params["MT"], params["NT"]
-        values = 4 * mt * nt + params["SUMS"] * parts(itemsize) * (4 * mt + 2 * nt)
-        return max(1, itemsize // 4) * values + REGISTER_OVERHEAD
+        return max(1, itemsize // 4) * _held(params, parts(itemsize)) + REGISTER_OVERHEAD
 
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
         """The tiles (:func:`tiles` of them; float32: both parts), and where the fragments
@@ -154,8 +154,4 @@ class Mma(Variant):
         return _tile(params)[1:]
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        wg, bm, bn, _ = _tile(params)
-        ndrange = NDRange((ceil(m / bm), ceil(n / bn) * wg), (1, wg))
-        whole = LaunchPlan(ndrange, self.checked_defines(params),
-                           self.local_mem_bytes(params, itemsize))
-        return split_along_k(whole, m, n, params["KSPLIT"])
+        return tiles_along_n(self, m, n, params, itemsize)

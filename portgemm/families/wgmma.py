@@ -15,11 +15,8 @@ float32 only: wgmma has no float64 form (:mod:`.mma` has, on the FP64 tensor cor
 
 from __future__ import annotations
 
-from math import ceil
-
 from ..runtime.device import Device
-from ..runtime.ndrange import NDRange
-from .base import LaunchPlan, Params, Variant, restriction, split_along_k
+from .base import LaunchPlan, Params, Variant, restriction, tiles_along_n
 
 
 def _tile(p: Params) -> tuple[int, int, int, int]:
@@ -82,8 +79,4 @@ class Wgmma(Variant):
         return _tile(params)[1:]
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        wg, bm, bn, _ = _tile(params)
-        ndrange = NDRange((ceil(m / bm), ceil(n / bn) * wg), (1, wg))
-        whole = LaunchPlan(ndrange, self.checked_defines(params),
-                           self.local_mem_bytes(params, itemsize))
-        return split_along_k(whole, m, n, params["KSPLIT"])
+        return tiles_along_n(self, m, n, params, itemsize)
