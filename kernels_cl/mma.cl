@@ -47,7 +47,8 @@
  * -D ASYNC_STAGES  0: the register path; 2, 3 or 4: asynchronous copies, that many tiles
  * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs (a C of few tiles)
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
- * never stored), steps past K read zeros; stores of C are guarded.
+ * never stored), steps past K read zeros; stores of C are guarded, a lane's two
+ * neighbouring values of a row one store where C allows (store_pairs.h).
  * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
  * WG = 32 WM WN; with KSPLIT > 1, (KSPLIT, ...) in groups of (1, 1, WG).
  */
@@ -83,6 +84,7 @@
 #define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
 #endif
 #include "splitk.h"
+#include "store_pairs.h"
 
 #define WG (32 * WM * WN)
 #define BM (16 * MT * WM)
@@ -364,12 +366,10 @@ void gemm(SPLIT_GEMM_ARGS)
     }
 #endif
 
+    const int fit = pairs_fit(C, ldc);
     for (int mi = 0; mi < MT; ++mi)
         for (int ni = 0; ni < NT; ++ni)
-            for (int i = 0; i < 4; ++i) {
-                const int row = m0 + wm + mi * 16 + g + 8 * (i / 2);
-                const int col = n0 + wn + ni * 8 + 2 * t + i % 2;
-                if (row < M && col < N)
-                    C[row * ldc + col] = acc[mi][ni][i];
-            }
+            for (int i = 0; i < 4; i += 2)  /* values i and i + 1: columns 2 t and 2 t + 1 */
+                store_pair(C, ldc, M, N, m0 + wm + mi * 16 + g + 8 * (i / 2),
+                           n0 + wn + ni * 8 + 2 * t, acc[mi][ni][i], acc[mi][ni][i + 1], fit);
 }

@@ -41,7 +41,8 @@
  *             slab's products to arrive in the same registers)
  * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
- * never stored), steps past K read zeros; stores of C are guarded.
+ * never stored), steps past K read zeros; stores of C are guarded, a lane's two
+ * neighbouring values of a row one store where C allows (store_pairs.h).
  * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
  * WG = 128 WGM WGN; with KSPLIT > 1, (KSPLIT, ...) in groups of (1, 1, WG).
  */
@@ -71,6 +72,7 @@
 #define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
 #endif
 #include "splitk.h"
+#include "store_pairs.h"
 
 #define WG (128 * WGM * WGN)
 #define BM (64 * WGM)
@@ -363,10 +365,8 @@ void gemm(SPLIT_GEMM_ARGS)
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
-    for (int i = 0; i < ND; ++i) {
-        const int row = m0 + row0 + g + 8 * ((i % 4) / 2);
-        const int col = n0 + col0 + 8 * (i / 4) + 2 * t + i % 2;
-        if (row < M && col < N)
-            C[row * ldc + col] = acc[i];
-    }
+    const int fit = pairs_fit(C, ldc);
+    for (int i = 0; i < ND; i += 2)  /* values i and i + 1: columns 2 t and 2 t + 1 */
+        store_pair(C, ldc, M, N, m0 + row0 + g + 8 * ((i % 4) / 2),
+                   n0 + col0 + 8 * (i / 4) + 2 * t, acc[i], acc[i + 1], fit);
 }
