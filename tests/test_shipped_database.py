@@ -174,9 +174,35 @@ def test_float64_splits_k_on_the_tensor_cores(gpu, monkeypatch, tmp_path):
     thin = choose(device, 16384, 64, 4096, 8)
     assert thin.variant == "mma" and [thin.params[key] for key in tile] == [2, 2, 2, 4]
     assert "deep-k-class entry" in thin.reason
+    # its 256 tiles fill two groups an SM: a streaming tile's most (whole, 1.04x faster
+    # than the 4 ways that three groups an SM asked for)
+    assert thin.params["KSPLIT"] == 1
     few = choose(device, 48, 3000, 2000, 8)
     assert few.variant == "mma" and few.params["KSPLIT"] > 1 and "split-K model" in few.reason
     assert choose(device, 4096, 4096, 4096, 8).params["KSPLIT"] == 1
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_a_tall_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path):
+    """float64 on Hopper: a tall C of 12 or more columns runs mma's tall tile (128 x 16),
+    K split for two groups an SM (on the H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
+    tallskinny, 98-103% so); fewer columns, float32, a wide C and a GPU without the
+    FP64 tensor cores keep the skinny class's kernels (bench/results/
+    2026-11-26-h100-store-pairs)."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
+    for m, n, k, split in ((4096, 16, 4096, 8), (4096, 12, 4096, 8),
+                           (16384, 16, 4096, 2), (50000, 16, 1024, 1)):
+        tall = choose(device, m, n, k, 8)
+        assert tall.variant == "mma" and "tensor cores' tiles" in tall.reason, tall.reason
+        assert get_variant("mma").block(tall.params)[:2] == (128, 16)
+        # 132 SMs x 2 groups: the split that fills them without a second wave
+        assert tall.params["KSPLIT"] == split, (m, n, k, tall.reason)
+    assert choose(device, 4096, 8, 4096, 8).variant == "tallskinny"
+    assert choose(device, 4096, 16, 4096, 4).variant == "tallskinny"
+    assert choose(device, 16, 4096, 4096, 8).variant == "wide"
+    ampere = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
+    assert choose(ampere, 4096, 16, 4096, 8).variant == "tallskinny"
 
 
 @pytest.mark.parametrize("gpu, capability, variant", [

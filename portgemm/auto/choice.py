@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 from ..caches import cache_dict
 from ..runtime.device import Device
-from ..families import get_variant
+from ..families import REGISTRY, get_variant
+from ..families.mma import emulated
 from .compiler import compiler_kind
 from .database import default_sources_key, file_stamp
 from .default import default_choice
@@ -24,6 +25,12 @@ from .shapes import SIZE_CLASSES, class_order, device_class
 from .splitk import fitting_tile, ksplit, run_split
 
 MEMO_LIMIT = 1024
+# a tall C of at least this many columns, in float64 where the tensor cores take it, goes
+# to their tiles (mma, K split by the model) rather than to tallskinny, whose work-items
+# hold 2 registers a double: on an H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
+# tallskinny, 101% on mma's 128 x 16 tile split 8 ways
+# (bench/results/2026-11-26-h100-float64-shapes)
+TENSOR_TALL_COLUMNS = 12
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,10 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     # size classes serve it
     if own == "deep-k" and compiler_kind(device) == "gpu":
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
+    if own == "skinny" and _tall_on_tensor_cores(device, m, n, itemsize):
+        context += (f"; a tall C of {n} columns (>= {TENSOR_TALL_COLUMNS}) in float64 goes "
+                    f"to the tensor cores' tiles")
+        return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
     found, notes = lookup(device, m, n, k, itemsize, sources,
                           classes=class_order(m, n, k, own))
     if found is not None:
@@ -77,6 +88,13 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     if notes:
         reason += "; passed over: " + "; ".join(notes)
     return _fit_to_shape(device, m, n, k, itemsize, variant, params, reason, "model")
+
+
+def _tall_on_tensor_cores(device: Device, m: int, n: int, itemsize: int) -> bool:
+    """Whether a skinny C is tall with TENSOR_TALL_COLUMNS or more columns, in float64 on
+    a GPU whose tensor cores take it (mma's)."""
+    return (itemsize == 8 and TENSOR_TALL_COLUMNS <= n < m
+            and compiler_kind(device) == "gpu" and not emulated(device, itemsize))
 
 
 def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
@@ -108,19 +126,19 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
                   sources: Sequence[tuple[str, Path]], context: str,
                   layout: str) -> Choice:
     """The tile that fits C best among the entries of the deep-K class and of the size
-    classes (of the families that split K) and xgemm's presets, split along K by the
-    model unless the entry says how (a deep-K entry's KSPLIT > 1)."""
-    xgemm = get_variant("xgemm")
+    classes and the presets (of the families that split K), split along K by the model
+    unless the entry says how (a deep-K entry's KSPLIT > 1)."""
     tiles = []  # (variant, checked params, where from, source)
     for cls in ("deep-k",) + tuple(reversed(SIZE_CLASSES)):  # the first wins ties
         entry, _ = lookup(device, m, n, k, itemsize, sources, classes=[cls])
         if entry is not None and get_variant(entry.entry.variant).block(entry.params):
             tiles.append((entry.entry.variant, entry.params,
                           f"{entry.entry.source} {cls}-class entry", entry.entry.source))
-    for name, preset in xgemm.presets_for(device, itemsize):
-        if not xgemm.problems(xgemm.resolve(preset), device, itemsize):
-            tiles.append((xgemm.name, xgemm.resolve(preset), f"xgemm's {name} preset",
-                          "model"))
+    for impl in REGISTRY.values():
+        for name, preset in impl.presets_for(device, itemsize):
+            resolved = impl.resolve(preset)
+            if impl.block(resolved) and not impl.problems(resolved, device, itemsize):
+                tiles.append((impl.name, resolved, f"{impl.name}'s {name} preset", "model"))
     if not tiles:
         variant, params, reason = default_choice(device, m, n, k, itemsize, layout)
         return Choice(variant, params, reason, "model")

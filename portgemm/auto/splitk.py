@@ -42,6 +42,17 @@ TAIL_SPLITS = (2, 3, 4)
 BALANCE = 11
 TAIL_GAIN = 0.02
 OVERRIDE_GAIN = 0.1  # a tuned KSPLIT gives way to the model's only for this much less time
+# a tile that streams its operands -- its slab does fewer flops a byte than BALANCE, and
+# its copies run ahead asynchronously (ASYNC_STAGES) -- fills at most this many groups a
+# compute unit, however many the unit holds. On the H100, mma's float64 128 x 16 tile
+# (3.6 flops a byte, copies 3 deep; 5 groups an SM by its 96 registers) ran
+# 4096 x 16 x 4096, 16384 x 16 x 4096, 2048 x 16 x 2048 and 50000 x 16 x 1024 fastest
+# at 256-391 groups, 1.05-1.20x faster than at the 512-1564 that 4 an SM asked for, and
+# its 64 x 64 tile ran 16384 x 64 x 4096 whole 1.04x faster than split 4 ways. xgemm's
+# 16 x 16 float32 tile, whose loads wait at each slab, kept gaining to 7 groups an SM
+# (100 x 16 x 100000 split 128 ways 1.38x faster than 32)
+# (bench/results/2026-11-26-h100-store-pairs)
+STREAMING_GROUPS = 2
 # a wave's groups start (their first loads) and store their tiles of C: about three slabs'
 # time (4-5 us for wgmma's 128 x 128 tile on the H200); fitted to the H200's splits of
 # 768^3 (2 before 4) and 5000^3 (none before 3), bench/results/2026-11-22-h200-deep-wgmma
@@ -80,7 +91,11 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
     threads = prod(impl.work_group(params))
     registers = impl.registers(params, itemsize)
     per_unit = known.groups_per_unit(threads, registers,
-                                     impl.local_mem_bytes(params, itemsize))
+                                     impl.local_mem_bytes_on(device, params, itemsize))
+    streaming = (impl.copies_ahead(params)
+                 and 2 * rows * cols / ((rows + cols) * itemsize) < BALANCE)
+    if streaming:
+        per_unit = min(per_unit, STREAMING_GROUPS)
     slots = known.compute_units * per_unit
     tiles = ceil(m / rows) * ceil(n / cols)
     slabs = ceil(k / depth)
@@ -94,7 +109,8 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
         return slabs // split >= MIN_SLABS and split * m * n * itemsize <= budget
 
     why = (f"split-K model: {tiles} tiles of {rows}x{cols}, {known.compute_units} compute "
-           f"units x {per_unit} group(s), {slabs} slabs of K")
+           f"units x {per_unit} group(s){' (a streaming tile)' if streaming else ''}, "
+           f"{slabs} slabs of K")
     if tiles < slots:
         tried = [2 ** i for i in range(1, MAX_SPLIT.bit_length())]
     elif device.type == "gpu" and per_unit == 1:

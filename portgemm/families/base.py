@@ -282,6 +282,18 @@ class Variant:
         """(rows, columns) of C computed by one work-item."""
         return 1, 1
 
+    def copies_ahead(self, params: Params) -> bool:
+        """Whether a group's copies of A and B run ahead of its multiplies
+        asynchronously (ASYNC_STAGES > 0: several slabs requested at all times), rather
+        than each slab's loads waiting to be used."""
+        return params.get("ASYNC_STAGES", 0) > 0
+
+    def presets_for(self, device: Device, itemsize: int = 4) -> list[tuple[str, dict[str, Any]]]:
+        """Tuned starting points for the device and element size, by name, the best
+        first (auto's fitting tile weighs those of the families that split K); none by
+        default."""
+        return []
+
     def block(self, params: Params) -> tuple[int, int, int] | None:
         """(rows, columns, slab depth): the block of C one work-group computes and the
         run of K it stages at a time, for families whose kernels split K (KSPLIT:

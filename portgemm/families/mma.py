@@ -29,6 +29,9 @@ from .base import (LaunchPlan, Params, Variant, pocl_5_or_later, restriction,
 
 TENSOR_CORES_FROM = {8: (9, 0), 4: (8, 0)}  # itemsize: compute capability (mma.cl's MMA_PTX)
 REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight beside its values
+# a tall tile for a C of few columns on the FP64 tensor cores: 4 warps down M, each
+# 32 x 16 (auto's fitting tile takes it for a tall float64 C, split along K by its model)
+TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 1, "PAD": 4, "ASYNC_STAGES": 3}
 
 
 def emulated(device: Device, itemsize: int) -> bool:
@@ -119,8 +122,8 @@ class Mma(Variant):
         """Accumulators and one step's fragments (float32: both parts), a double two
         registers, and REGISTER_OVERHEAD: float64's 64 x 128 tile with copies 3 deep
         builds to 226 registers (ptxas, bench/results/2026-11-26-h100-mma-async), two
-        groups an SM. The 64 x 64 tile builds to fewer, three groups an SM, and auto's
-        split-K model then keeps 16384 x 64 x 4096 whole, as measured fastest."""
+        groups an SM; the 64 x 64 tile to 156 (144 here), three; the tall 128 x 16 to 96
+        (104 here), five (bench/gpu/kernel_registers.py, 2026-11-26-h100-store-pairs)."""
         return max(1, itemsize // 4) * _held(params, parts(itemsize)) + REGISTER_OVERHEAD
 
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
@@ -149,6 +152,12 @@ class Mma(Variant):
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD", "SUMS",
                                             "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
+
+    def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
+        """Where the tensor cores run float64: the tall tile (TALL_FLOAT64)."""
+        if itemsize == 8 and not emulated(device, itemsize):
+            return [("tall", dict(TALL_FLOAT64))]
+        return []
 
     def block(self, params: Params) -> tuple[int, int, int]:
         return _tile(params)[1:]
