@@ -28,8 +28,9 @@ MEMO_LIMIT = 1024
 # a tall C of at least this many columns, in float64 where the tensor cores take it, goes
 # to their tiles (mma, K split by the model) rather than to tallskinny, whose work-items
 # hold 2 registers a double: on an H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
-# tallskinny, 101% on mma's 128 x 16 tile split 8 ways
-# (bench/results/2026-11-26-h100-float64-shapes)
+# tallskinny, 98-103% on mma's 128 x 16 tile split 8 ways, 4096 x 12 x 4096 at 80%
+# against 97-104%; a C of 8 columns kept 124-150% in tallskinny, 102% at best on mma
+# (bench/results/2026-11-26-h100-store-pairs)
 TENSOR_TALL_COLUMNS = 12
 
 

@@ -1,10 +1,10 @@
 """Deep-K shapes: which tile configuration, and how many ways to split K (KSPLIT, in the
-families whose kernels take it: xgemm, wgmma; kernels_cl/splitk.h); and, for a family
-whose work-items add all of K in sequence (vec), runs of K (:func:`run_split`).
+families whose kernels take it: xgemm, wgmma, mma; kernels_cl/splitk.h); and, for a
+family whose work-items add all of K in sequence (vec), runs of K (:func:`run_split`).
 
 The tile: of the configurations at hand (the database's entries for the device: the
-deep-K class's, then the size classes' from the largest; xgemm's presets), the one that
-covers C at the least cost (:func:`fitting_tile`: padding against the reuse a larger
+deep-K class's, then the size classes' from the largest; those families' presets), the
+one that covers C at the least cost (:func:`fitting_tile`: padding against the reuse a larger
 tile gives); of equal ones the least padded, then the first. Smaller tiles of wgmma lost
 to xgemm's 64 x 64 on the H200 (bench/results/2026-11-22-h200-deep-wgmma), so a family's
 tile is taken as its entry has it.
