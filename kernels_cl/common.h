@@ -42,6 +42,7 @@
 /* a ## b after both are expanded: REAL and a width into a vector type, vload and a width */
 #define PG_CAT_(a, b) a##b
 #define PG_CAT(a, b) PG_CAT_(a, b)
+#define REAL2 PG_CAT(REAL, 2)  /* two REALs: a lane's pair of neighbouring values */
 /* a macro's expansion as a string literal (for inline assembly) */
 #define PG_STR_(x) #x
 #define PG_STR(x) PG_STR_(x)

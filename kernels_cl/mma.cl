@@ -99,7 +99,6 @@
 #define SPLIT_TF32 (!USE_FP64)  /* float32 runs 3xTF32 */
 #define PARTS (SPLIT_TF32 ? 2 : 1)  /* values staged an element: float32's two TF32 parts */
 #define TILES (ASYNC_STAGES ? ASYNC_STAGES : BUFFERS)  /* slabs in local memory at once */
-#define REAL2 PG_CAT(REAL, 2)
 #define A_PAIRS USE_FP64  /* a lane reads its values of A in pairs (the text at the top) */
 #if ASYNC_STAGES
 #if SPLIT_TF32

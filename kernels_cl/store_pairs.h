@@ -25,7 +25,7 @@ inline void store_pair(__global REAL *C, const int ldc, const int M, const int N
         return;
     __global REAL *at = C + row * ldc + col;
     if (fit && col + 1 < N) {
-        *(__global PG_CAT(REAL, 2) *)at = (PG_CAT(REAL, 2))(v0, v1);
+        *(__global REAL2 *)at = (REAL2)(v0, v1);
     } else {
         at[0] = v0;
         if (col + 1 < N)

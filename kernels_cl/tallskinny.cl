@@ -388,7 +388,7 @@ inline REAL lanes_sum(const RUN v)
 {
     const PG_CAT(REAL, 8) eight = v.lo + v.hi;
     const PG_CAT(REAL, 4) four = eight.lo + eight.hi;
-    const PG_CAT(REAL, 2) two = four.lo + four.hi;
+    const REAL2 two = four.lo + four.hi;
     return two.x + two.y;
 }
 /* A vector of VN lanes built from V(0), ..., V(VN - 1) in registers (a vector loaded from
