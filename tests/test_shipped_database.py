@@ -100,44 +100,54 @@ def test_choices_follow_the_compute_capability(monkeypatch, tmp_path):
     plain = fabricated_gpu("NVIDIA H200")
     first = choose(plain, 16384, 64, 4096)
     hopper = choose(with_capability(plain, 9, 0), 16384, 64, 4096)
-    # one 64 x 64 group an SM as far as portgemm knows without the capability, four with
-    assert first.params["KSPLIT"] == 1 and hopper.params["KSPLIT"] == 2
+    # xgemm's 64 x 64 tile where portgemm cannot tell that wgmma runs, wgmma's 128 x 64 where
+    # it can
+    assert first.variant == "xgemm" and hopper.variant == "wgmma"
+    assert get_variant("wgmma").block(hopper.params)[:2] == (128, 64)
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
-    """The deep-K entry (wgmma, K split 4 ways) where its 128 x 128 tile fits C,
-    xgemm's 64 x 64 tile with the model's split where it does not (bench/results/
-    2026-11-22-h200-deep-wgmma: wgmma's smaller tiles ran slower than it)."""
+    """The deep-K entry (wgmma, K split 4 ways) where its 128 x 128 tile fits C; wgmma's
+    128 x 64 tile for C of 64 columns (on the H200 16384 x 64 x 4096 ran 1.19x faster in it
+    whole than in xgemm's 64 x 64 split in 2, bench/results/2026-11-26-h100-narrow-tiles);
+    xgemm's 64 x 64 and 16 x 16 tiles with the model's split for C of one or two of those
+    tiles (wgmma's 128 x 64 ran 256 x 16 x 8192 1.07x slower)."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
     square = choose(device, 1024, 1024, 16384)
     assert (square.variant, square.params["KSPLIT"]) == ("wgmma", 4)
     assert "deep-k-class entry" in square.reason
-    for m, n, k in ((16384, 64, 4096), (64, 64, 1 << 21)):
+    thin = choose(device, 16384, 64, 4096)
+    assert thin.variant == "wgmma" and "narrow preset" in thin.reason
+    for m, n, k, tile in ((64, 64, 1 << 21, (64, 64)), (256, 16, 8192, (16, 16))):
         thin = choose(device, m, n, k)
-        assert thin.variant == "xgemm" and (thin.params["MWG"], thin.params["NWG"]) == (64, 64)
+        assert thin.variant == "xgemm" and get_variant("xgemm").block(thin.params)[:2] == tile
         assert thin.params["KSPLIT"] > 1 and "split-K model" in thin.reason
     # a C of 33-63 rows pads the 64 x 64 tile rather than taking 16 x 16 ones, one of
     # 65-127 pads wgmma's 128 x 128 tile (bench/results/2026-11-22-h200-fit-tiles:
-    # 1.1-2.9x faster than the largest tile inside C)
-    for m, n, k, tile in ((48, 8192, 8192, (64, 64)), (4096, 33, 4096, (64, 64)),
+    # 1.1-2.9x faster than the largest tile inside C), one of 33-63 columns wgmma's
+    # 128 x 64 (8192 x 40 x 8192 ran 1.64x faster in it than in xgemm's 64 x 64)
+    for m, n, k, tile in ((48, 8192, 8192, (64, 64)), (4096, 33, 4096, (128, 64)),
                           (100, 4096, 4096, (128, 128)), (4096, 127, 4096, (128, 128))):
         padded = choose(device, m, n, k)
         assert get_variant(padded.variant).block(padded.params)[:2] == tile
 
 
-def test_shallow_k_on_the_h200_takes_xgemms_large_tile(monkeypatch, tmp_path):
-    """A C of at least 512 x 512 from K <= 128 runs xgemm's 128 x 128 tile on the H200
-    (1.2-2.3x faster than wgmma there, bench/results/2026-11-23-h200-shallow-k); a
-    deeper K, and a GPU without the entry, keep the size classes' choice."""
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_shallow_k_on_hopper_takes_its_own_entry(gpu, monkeypatch, tmp_path):
+    """A C of at least 512 x 512 from K <= 128 runs the shallow-K entry: wgmma's 128 x 128
+    tile unsplit (on the H200 1.08-1.34x faster than xgemm's 128 x 128 tile from K = 32,
+    0.95-0.99x below, bench/results/2026-11-26-h100-narrow-tiles); a deeper K, and a GPU
+    without the entry, keep the size classes' choice."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
-    device = with_capability(fabricated_gpu("NVIDIA H200"), 9, 0)
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
     for m, n, k in ((4096, 4096, 1), (2000, 2000, 64), (8192, 8192, 128)):
         shallow = choose(device, m, n, k)
-        assert shallow.variant == "xgemm" and "shape class shallow-k" in shallow.reason
-        assert get_variant("xgemm").block(shallow.params)[:2] == (128, 128)
-    assert choose(device, 4096, 4096, 129).variant == "wgmma"
+        assert shallow.variant == "wgmma" and "shape class shallow-k" in shallow.reason
+        assert get_variant("wgmma").block(shallow.params)[:2] == (128, 128)
+        assert shallow.params["KSPLIT"] == 1
+    assert "shape class large" in choose(device, 4096, 4096, 129).reason
     other = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
     assert choose(other, 4096, 4096, 1).params == choose(other, 4096, 4096, 4096).params
 
@@ -156,6 +166,32 @@ def test_fitting_tile_weighs_padding_against_reuse():
     assert fitting_tile(tiles, 16, 16) == 2         # 16 x 16 C: its own tile
     assert fitting_tile(tiles, 20, 20) == 2         # 32 x 32 in 16s beats 64 x 64 padded
     assert fitting_tile(tiles + [tiles[1]], 48, 8192) == 1  # the same tile twice: the first
+    # tiles MOSTLY_PADDING times a side of C (16 rows: 64 x 64 and up) lose to one that is
+    # not, however few loads they take, unless every tile is
+    assert fitting_tile(tiles[:2] + [tiles[2]], 16, 8192) == 2
+    assert fitting_tile(tiles[:2], 16, 8192) == 1
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_a_tuned_tile_that_pads_c_gives_way_to_its_familys_fitting_tile(gpu, monkeypatch,
+                                                                        tmp_path):
+    """On Hopper the large-class entries' tiles (mma 64 x 128, wgmma 128 x 128) pad a C of
+    32 columns 4x: their families' tiles that fit it take the shape (on the H200
+    50000 x 32 x 1024 ran 2.63x faster in float64 on mma's 128 x 32, 1.35x in float32 on
+    wgmma's 128 x 64, bench/results/2026-11-26-h100-narrow-tiles). A C that pads every
+    tile of the family keeps the entry's, with the model's split; one that pads none
+    keeps the entry."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
+    for itemsize, variant, tile in ((8, "mma", (128, 32)), (4, "wgmma", (128, 64))):
+        narrow = choose(device, 50000, 32, 1024, itemsize)
+        assert narrow.variant == variant and "pads C" in narrow.reason, narrow.reason
+        assert get_variant(variant).block(narrow.params)[:2] == tile
+        square = choose(device, 4096, 4096, 4096, itemsize)
+        assert "pads C" not in square.reason and square.source == "shipped"
+    short = choose(device, 48, 3000, 2000)  # 48 rows pad every wgmma tile
+    assert short.variant == "wgmma" and get_variant("wgmma").block(short.params)[:2] == (128, 128)
+    assert short.params["KSPLIT"] == 16 and "split-K model" in short.reason
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
@@ -184,18 +220,20 @@ def test_float64_splits_k_on_the_tensor_cores(gpu, monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 def test_a_tall_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path):
-    """float64 on Hopper: a tall C of 12 or more columns runs mma's tall tile (128 x 16),
+    """float64 on Hopper: a tall C of 12 or more columns runs mma's tall tiles (128 x 16,
+    and 128 x 32 from 17 columns: 1.54-1.61x faster than the 64 x 64 tile on the H200),
     K split for two groups an SM (on the H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
     tallskinny, 98-103% so); fewer columns, float32, a wide C and a GPU without the
     FP64 tensor cores keep the skinny class's kernels (bench/results/
     2026-11-26-h100-store-pairs)."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
-    for m, n, k, split in ((4096, 16, 4096, 8), (4096, 12, 4096, 8),
-                           (16384, 16, 4096, 2), (50000, 16, 1024, 1)):
+    for m, n, k, split, tile in ((4096, 16, 4096, 8, 16), (4096, 12, 4096, 8, 16),
+                                 (16384, 16, 4096, 2, 16), (50000, 16, 1024, 1, 16),
+                                 (4096, 17, 4096, 8, 32), (4096, 24, 4096, 8, 32)):
         tall = choose(device, m, n, k, 8)
         assert tall.variant == "mma" and "tensor cores' tiles" in tall.reason, tall.reason
-        assert get_variant("mma").block(tall.params)[:2] == (128, 16)
+        assert get_variant("mma").block(tall.params)[:2] == (128, tile)
         # 132 SMs x 2 groups: the split that fills them without a second wave
         assert tall.params["KSPLIT"] == split, (m, n, k, tall.reason)
     assert choose(device, 4096, 8, 4096, 8).variant == "tallskinny"

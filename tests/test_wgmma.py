@@ -9,6 +9,7 @@ import pytest
 
 import portgemm
 from portgemm.families import get_variant
+from portgemm.families.wgmma import NARROW
 from portgemm.runtime import ptx
 
 from conftest import assert_close, reference, relative_error
@@ -22,6 +23,7 @@ PARAMS = {
     "one-slab-ahead": {"LEAD": 1},                 # one, two and many slabs
     "one-ahead-split": {"LEAD": 1, "WGM": 2, "WGN": 2, "KS": 1, "KSPLIT": 2},
     "large-entry": {"WN": 128, "WGM": 2, "KS": 2, "PAD": 0, "KSPLIT": 2},  # Hopper's tile
+    "narrow-preset": dict(NARROW, KSPLIT=2),      # auto's 128 x 64 tile for a narrow C
 }
 
 

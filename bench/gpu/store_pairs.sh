@@ -11,21 +11,11 @@
 # bench/results/2026-11-26-h100-store-pairs
 source bench/gpu/steps.sh
 part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
-ROOT=$PWD
 X64='"variant": "xgemm", "MWG": 128, "NWG": 128, "KWG": 8, "MDIMC": 16, "NDIMC": 16, "VW": 2, "VWM": 2, "VWN": 2, "KUNROLL": 8, "WARPN": 16'
 X32='"variant": "xgemm", "MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4, "VWM": 4, "VWN": 2, "KUNROLL": 16, "WARPN": 16'
 F64=4096x4096x1,4096x4096x16,4096x4096x128,2000x2000x64,512x512x512,1024x1024x1024,4096x4096x4096,16384x64x4096,1024x1024x16384,48x3000x2000
 TALL=4096x8x4096,4096x12x4096,4096x16x4096,4096x24x4096,16384x16x4096,16384x24x1024,50000x16x1024,2048x16x2048,600x16x600,256x16x8192,100x16x100000
 F32=4096x4096x16,4096x4096x128,2000x2000x64,512x512x512,1024x1024x1024,2048x2048x2048,4096x4096x4096,1024x1024x16384,768x768x16384
-# turns NAME DTYPE SHAPES CONTROL: before, after, before, after, each auto beside the control
-turns() { local name=$1 dtype=$2 shapes=$3 control=$4
-  for turn in 1 2; do for side in before after; do
-    local path=$ROOT; [ $side = before ] && path=$ROOT/build/before
-    TAILN=3 PYTHONPATH=/tmp/site:$path step "${name}_${side}_$turn" 280 python3 bench/gpu/wgmma_lead.py \
-      --dtype "$dtype" --rounds 2 --shapes "$shapes" --json "$out/${name}_${side}_$turn.json" \
-      --candidate 'auto={"variant": "auto"}' --candidate "control={$control}"
-  done; done; }
-
 part tests && step tests 300 python3 -m pytest -q -x tests/test_mma.py tests/test_wgmma.py -k gpu
 part f64 && turns f64 float64 "$F64,$TALL" "$X64"
 part f32 && turns f32 float32 "$F32" "$X32"

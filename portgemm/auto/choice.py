@@ -9,6 +9,7 @@ once; ``matmul`` asks on every call, so answers are remembered until a database 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import ceil
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -19,7 +20,7 @@ from ..families.mma import emulated
 from .compiler import compiler_kind
 from .database import default_sources_key, file_stamp
 from .default import default_choice
-from .lookup import lookup
+from .lookup import Found, lookup
 from .packing import fit_packing
 from .shapes import SIZE_CLASSES, class_order, device_class
 from .splitk import fitting_tile, ksplit, run_split
@@ -32,6 +33,12 @@ MEMO_LIMIT = 1024
 # against 97-104%; a C of 8 columns kept 124-150% in tallskinny, 102% at best on mma
 # (bench/results/2026-11-26-h100-store-pairs)
 TENSOR_TALL_COLUMNS = 12
+# a tuned tile that pads a side of C this many times over gives way, on a GPU, to the tile
+# of its own family that fits C best: its entries' and presets' (on an H100, C of 20-64
+# columns ran 1.2-2.1x faster in mma's 128 x 32 and wgmma's 128 x 64 tiles than in the
+# 64 x 128 and 128 x 128 tiles of the large-class entries;
+# bench/results/2026-11-26-h100-narrow-tiles)
+NARROW_PADDING = 1.5
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,10 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
     found, notes = lookup(device, m, n, k, itemsize, sources,
                           classes=class_order(m, n, k, own))
+    if found is not None and _pads_a_side(device, found.entry.variant, found.params, m, n):
+        return _fitting_tile(device, m, n, k, itemsize, sources,
+                             f"{context}; the {found.shape_class}-class entry's tile pads C "
+                             f"{NARROW_PADDING}x or more", layout, found=found)
     if found is not None:
         return _fit_to_shape(device, m, n, k, itemsize, found.entry.variant, found.params,
                              f"{context}; {found.reason}", found.entry.source)
@@ -96,6 +107,16 @@ def _tall_on_tensor_cores(device: Device, m: int, n: int, itemsize: int) -> bool
     a GPU whose tensor cores take it (mma's)."""
     return (itemsize == 8 and TENSOR_TALL_COLUMNS <= n < m
             and compiler_kind(device) == "gpu" and not emulated(device, itemsize))
+
+
+def _pads_a_side(device: Device, variant: str, params: dict, m: int, n: int) -> bool:
+    """Whether a GPU tile of a family that splits K pads a side of C NARROW_PADDING
+    times or more."""
+    block = get_variant(variant).block(params)
+    if block is None or compiler_kind(device) != "gpu":
+        return False
+    rows, cols, _ = block
+    return max(ceil(m / rows) * rows / m, ceil(n / cols) * cols / n) >= NARROW_PADDING
 
 
 def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
@@ -125,17 +146,24 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
 
 def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
                   sources: Sequence[tuple[str, Path]], context: str,
-                  layout: str) -> Choice:
+                  layout: str, found: Found | None = None) -> Choice:
     """The tile that fits C best among the entries of the deep-K class and of the size
-    classes and the presets (of the families that split K), split along K by the model
-    unless the entry says how (a deep-K entry's KSPLIT > 1)."""
+    classes and the presets of the families that split K; or, given the entry ``found``,
+    among it (first), the entries and the presets of its family. Split along K by the
+    model unless the entry says how (a deep-K entry's KSPLIT > 1)."""
     tiles = []  # (variant, checked params, where from, source)
+    family = None
+    if found is not None:
+        family = found.entry.variant
+        tiles.append((family, found.params, f"{found.entry.source} {found.shape_class}-class "
+                      "entry", found.entry.source))
     for cls in ("deep-k",) + tuple(reversed(SIZE_CLASSES)):  # the first wins ties
         entry, _ = lookup(device, m, n, k, itemsize, sources, classes=[cls])
-        if entry is not None and get_variant(entry.entry.variant).block(entry.params):
+        if (entry is not None and get_variant(entry.entry.variant).block(entry.params)
+                and family in (None, entry.entry.variant)):
             tiles.append((entry.entry.variant, entry.params,
                           f"{entry.entry.source} {cls}-class entry", entry.entry.source))
-    for impl in REGISTRY.values():
+    for impl in REGISTRY.values() if family is None else [get_variant(family)]:
         for name, preset in impl.presets_for(device, itemsize):
             resolved = impl.resolve(preset)
             if impl.block(resolved) and not impl.problems(resolved, device, itemsize):

@@ -53,6 +53,10 @@ OVERRIDE_GAIN = 0.1  # a tuned KSPLIT gives way to the model's only for this muc
 # (100 x 16 x 100000 split 128 ways 1.38x faster than 32)
 # (bench/results/2026-11-26-h100-store-pairs)
 STREAMING_GROUPS = 2
+# a tile this many times a side of C or longer: on an H200, 256 x 16 x 8192 and
+# 100 x 16 x 100000 ran 1.07-1.11x slower in wgmma's 128 x 64 tile (two or one tiles of C,
+# split 64 and 128 ways) than in xgemm's 16 x 16 (bench/results/2026-11-26-h100-narrow-tiles)
+MOSTLY_PADDING = 4
 # a wave's groups start (their first loads) and store their tiles of C: about three slabs'
 # time (4-5 us for wgmma's 128 x 128 tile on the H200); fitted to the H200's splits of
 # 768^3 (2 before 4) and 5000^3 (none before 3), bench/results/2026-11-22-h200-deep-wgmma
@@ -69,13 +73,19 @@ def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> i
     least cost: C padded to whole tiles, times the loads a tile's product takes per
     multiply-add, (rows + cols) / (rows * cols). Of equal ones, the least padded, then
     the first. A larger tile can beat a smaller one that lies inside C: 48 x 8192 x 8192
-    ran in 64 x 64 tiles (a quarter of them padding) 2.4x faster than in 16 x 16 ones."""
+    ran in 64 x 64 tiles (a quarter of them padding) 2.4x faster than in 16 x 16 ones.
+    A tile MOSTLY_PADDING times a side of C or longer is weighed only where every tile is:
+    C is then one or two such tiles, which leaves the split alone to fill the device."""
+    blocks = [get_variant(variant).block(params)[:2] for variant, params in candidates]
+
     def cost(index):
-        rows, cols, _ = get_variant(candidates[index][0]).block(candidates[index][1])
+        rows, cols = blocks[index]
         padded = ceil(m / rows) * rows * ceil(n / cols) * cols
         return padded * (rows + cols) / (rows * cols), padded, index
 
-    return min(range(len(candidates)), key=cost)
+    fitting = [index for index, (rows, cols) in enumerate(blocks)
+               if rows < MOSTLY_PADDING * m and cols < MOSTLY_PADDING * n]
+    return min(fitting or range(len(candidates)), key=cost)
 
 
 def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: int,

@@ -29,9 +29,12 @@ from .base import (LaunchPlan, Params, Variant, pocl_5_or_later, restriction,
 
 TENSOR_CORES_FROM = {8: (9, 0), 4: (8, 0)}  # itemsize: compute capability (mma.cl's MMA_PTX)
 REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight beside its values
-# a tall tile for a C of few columns on the FP64 tensor cores: 4 warps down M, each
-# 32 x 16 (auto's fitting tile takes it for a tall float64 C, split along K by its model)
+# tall tiles for a C of few columns on the FP64 tensor cores: 4 warps down M, each 32
+# rows by 16 or 32 columns (auto's fitting tile weighs them for a narrow float64 C, split
+# along K by its model; on an H100 the 128 x 32 tile ran a C of 20-32 columns 1.2-2.1x
+# faster than the 64 x 64 and 64 x 128 entries: bench/results/2026-11-26-h100-narrow-tiles)
 TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 1, "PAD": 4, "ASYNC_STAGES": 3}
+TALL_32_FLOAT64 = dict(TALL_FLOAT64, NT=4)
 
 
 def emulated(device: Device, itemsize: int) -> bool:
@@ -154,9 +157,9 @@ class Mma(Variant):
                                             "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
-        """Where the tensor cores run float64: the tall tile (TALL_FLOAT64)."""
+        """Where the tensor cores run float64: the tall tiles, 128 x 16 and 128 x 32."""
         if itemsize == 8 and not emulated(device, itemsize):
-            return [("tall", dict(TALL_FLOAT64))]
+            return [("tall", dict(TALL_FLOAT64)), ("tall-32", dict(TALL_32_FLOAT64))]
         return []
 
     def block(self, params: Params) -> tuple[int, int, int]:

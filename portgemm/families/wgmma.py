@@ -34,6 +34,17 @@ def _vector_rows(p: Params) -> bool:
     return p["PAD"] % 4 == 0
 
 
+# a 128 x 64 tile for a C whose short side pads the tuned 128 x 128 tile (auto's fitting
+# tile weighs it on sm_90: on an H100 it ran C of 32-64 columns 1.2-1.6x faster than the
+# 128 x 128 entry; bench/results/2026-11-26-h100-narrow-tiles)
+NARROW = {"WN": 64, "WGM": 2, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2}
+
+
+def runs_wgmma(device: Device) -> bool:
+    """Whether the kernel runs the instruction itself (sm_90, wgmma.cl's WGMMA_PTX)."""
+    return device.takes_ptx and device.compute_capability == (9, 0)
+
+
 class Wgmma(Variant):
     name = "wgmma"
     source_file = "wgmma.cl"
@@ -74,6 +85,10 @@ class Wgmma(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in ("WN", "WGM", "WGN", "KS", "PAD", "LEAD", "KSPLIT")}
+
+    def presets_for(self, device: Device, itemsize: int = 4) -> list[tuple[str, dict]]:
+        """Where the instruction runs, in float32: the narrow tile (NARROW)."""
+        return [("narrow", dict(NARROW))] if itemsize == 4 and runs_wgmma(device) else []
 
     def block(self, params: Params) -> tuple[int, int, int]:
         return _tile(params)[1:]
