@@ -110,7 +110,7 @@ def test_choices_follow_the_compute_capability(monkeypatch, tmp_path):
 def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
     """The deep-K entry (wgmma, K split 4 ways) where its 128 x 128 tile fits C; wgmma's
     128 x 64 tile for C of 64 columns (on the H200 16384 x 64 x 4096 ran 1.19x faster in it
-    whole than in xgemm's 64 x 64 split in 2, bench/results/2026-11-26-h100-narrow-tiles);
+    whole than in xgemm's 64 x 64 split in 2, bench/results/2026-11-26-hopper-narrow-tiles);
     xgemm's 64 x 64 and 16 x 16 tiles with the model's split for C of one or two of those
     tiles (wgmma's 128 x 64 ran 256 x 16 x 8192 1.07x slower)."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
@@ -138,7 +138,7 @@ def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
 def test_shallow_k_on_hopper_takes_its_own_entry(gpu, monkeypatch, tmp_path):
     """A C of at least 512 x 512 from K <= 128 runs the shallow-K entry: wgmma's 128 x 128
     tile unsplit (on the H200 1.08-1.34x faster than xgemm's 128 x 128 tile from K = 32,
-    0.95-0.99x below, bench/results/2026-11-26-h100-narrow-tiles); a deeper K, and a GPU
+    0.95-0.99x below, bench/results/2026-11-26-hopper-narrow-tiles); a deeper K, and a GPU
     without the entry, keep the size classes' choice."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
@@ -178,7 +178,7 @@ def test_a_tuned_tile_that_pads_c_gives_way_to_its_familys_fitting_tile(gpu, mon
     """On Hopper the large-class entries' tiles (mma 64 x 128, wgmma 128 x 128) pad a C of
     32 columns 4x: their families' tiles that fit it take the shape (on the H200
     50000 x 32 x 1024 ran 2.63x faster in float64 on mma's 128 x 32, 1.35x in float32 on
-    wgmma's 128 x 64, bench/results/2026-11-26-h100-narrow-tiles). A C that pads every
+    wgmma's 128 x 64, bench/results/2026-11-26-hopper-narrow-tiles). A C that pads every
     tile of the family keeps the entry's, with the model's split; one that pads none
     keeps the entry."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))

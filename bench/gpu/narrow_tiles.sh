@@ -5,7 +5,7 @@
 # device tool, carry [".whl", "build/before"]).
 #   PARTS=f64 bash bench/gpu/narrow_tiles.sh;  PARTS=f32 ...;  PARTS=shallow ...
 # Tables: python3 bench/gpu/turns_table.py FOLDER f64 (f32, shallow); the record:
-# bench/results/2026-11-26-h100-narrow-tiles
+# bench/results/2026-11-26-hopper-narrow-tiles
 source bench/gpu/steps.sh
 part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
 X64='"variant": "xgemm", "MWG": 128, "NWG": 128, "KWG": 8, "MDIMC": 16, "NDIMC": 16, "VW": 2, "VWM": 2, "VWN": 2, "KUNROLL": 8, "WARPN": 16'

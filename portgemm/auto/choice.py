@@ -37,7 +37,7 @@ TENSOR_TALL_COLUMNS = 12
 # of its own family that fits C best: its entries' and presets' (on an H100, C of 20-64
 # columns ran 1.2-2.1x faster in mma's 128 x 32 and wgmma's 128 x 64 tiles than in the
 # 64 x 128 and 128 x 128 tiles of the large-class entries;
-# bench/results/2026-11-26-h100-narrow-tiles)
+# bench/results/2026-11-26-hopper-narrow-tiles)
 NARROW_PADDING = 1.5
 
 

@@ -16,7 +16,7 @@ A class says what kind of kernel a shape wants, then how large it is:
   than by multiplying, where a kernel tuned for large squares may store C slowly (on
   the H200 xgemm's 128 x 128 tile ran such shapes 1.2-2.3x faster than the large
   class's wgmma, bench/results/2026-11-23-h200-shallow-k, until wgmma stored C in
-  pairs: now its tile is the entry, bench/results/2026-11-26-h100-narrow-tiles);
+  pairs: now its tile is the entry, bench/results/2026-11-26-hopper-narrow-tiles);
 * otherwise by the largest of M, N, K: ``small`` below 512, ``large`` from 2048,
   ``medium`` between.
 

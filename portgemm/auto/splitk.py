@@ -55,7 +55,7 @@ OVERRIDE_GAIN = 0.1  # a tuned KSPLIT gives way to the model's only for this muc
 STREAMING_GROUPS = 2
 # a tile this many times a side of C or longer: on an H200, 256 x 16 x 8192 and
 # 100 x 16 x 100000 ran 1.07-1.11x slower in wgmma's 128 x 64 tile (two or one tiles of C,
-# split 64 and 128 ways) than in xgemm's 16 x 16 (bench/results/2026-11-26-h100-narrow-tiles)
+# split 64 and 128 ways) than in xgemm's 16 x 16 (bench/results/2026-11-26-hopper-narrow-tiles)
 MOSTLY_PADDING = 4
 # a wave's groups start (their first loads) and store their tiles of C: about three slabs'
 # time (4-5 us for wgmma's 128 x 128 tile on the H200); fitted to the H200's splits of

@@ -36,7 +36,7 @@ def _vector_rows(p: Params) -> bool:
 
 # a 128 x 64 tile for a C whose short side pads the tuned 128 x 128 tile (auto's fitting
 # tile weighs it on sm_90: on an H100 it ran C of 32-64 columns 1.2-1.6x faster than the
-# 128 x 128 entry; bench/results/2026-11-26-h100-narrow-tiles)
+# 128 x 128 entry; bench/results/2026-11-26-hopper-narrow-tiles)
 NARROW = {"WN": 64, "WGM": 2, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2}
 
 
