@@ -5,7 +5,9 @@
 #           and the 64 x 64 entry, each split 1-8 ways;
 #   tall32  a tall float32 C of 32-64 columns in the large class: wgmma's 128 x 128 entry,
 #           its 128 x 64 form, xgemm's 64 x 64 entry;
-#   shallow float32 with K <= 128: xgemm's entry (auto) against wgmma's tiles.
+#   shallow float32 with K <= 128: xgemm's entry (auto) against wgmma's tiles;
+#   deeper64 float64's narrow tiles with deeper slabs, more copies ahead, other shapes;
+#   slabs64 the tall presets' slabs of 8 against 16, at the model's splits.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
 part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
@@ -17,6 +19,28 @@ if part tall64; then
   for s in 1 4; do c+=(--candidate "t64k$s={$M, \"WM\": 2, \"WN\": 2, \"MT\": 2, \"NT\": 4, \"KSPLIT\": $s}"); done
   TAILN=12 step tall64 300 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/tall64.json" \
     --shapes 4096x20x4096,4096x24x4096,4096x32x4096,4096x48x4096,4096x64x4096,16384x24x1024,16384x32x4096,50000x32x1024 "${c[@]}"
+fi
+if part deeper64; then  # float64's narrow tiles with deeper slabs, more copies ahead, other shapes
+  M='"variant": "mma", "PAD": 4, "WN": 1'
+  TAILN=8 step deeper64 300 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/deeper64.json" \
+    --shapes 50000x32x1024:1,16384x32x4096:2,4096x24x4096:8,50000x40x4096:1,8192x40x8192:2,100000x64x256:1 \
+    --candidate 'auto={"variant": "auto"}' \
+    --candidate "t32={$M, \"WM\": 4, \"MT\": 2, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" \
+    --candidate "t32ks2={$M, \"WM\": 4, \"MT\": 2, \"NT\": 4, \"KS\": 2, \"ASYNC_STAGES\": 2}" \
+    --candidate "t32as4={$M, \"WM\": 4, \"MT\": 2, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 4}" \
+    --candidate "t32w2={$M, \"WM\": 2, \"MT\": 4, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" \
+    --candidate "m64x32={$M, \"WM\": 2, \"MT\": 2, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" \
+    --candidate "m256x32={$M, \"WM\": 4, \"MT\": 4, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 2}" \
+    --candidate "m128x64={$M, \"WM\": 4, \"MT\": 2, \"NT\": 8, \"KS\": 1, \"ASYNC_STAGES\": 3}"
+fi
+if part slabs64; then  # the tall presets' slabs of 8 (3 copied ahead) against 16 (2 ahead), at the model's splits
+  M='"variant": "mma", "PAD": 4, "WN": 1, "WM": 4, "MT": 2'
+  TAILN=9 step slabs16 200 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 3 --json "$out/slabs16.json" \
+    --shapes 4096x12x4096:8,4096x16x4096:8,16384x16x4096:2,50000x16x1024:1,2048x16x2048:16,256x16x8192:128,100x16x100000:256 \
+    --candidate "ks1={$M, \"NT\": 2, \"KS\": 1, \"ASYNC_STAGES\": 3}" --candidate "ks2={$M, \"NT\": 2, \"KS\": 2, \"ASYNC_STAGES\": 2}"
+  TAILN=10 step slabs32 200 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 3 --json "$out/slabs32.json" \
+    --shapes 4096x17x4096:8,4096x24x4096:8,4096x32x4096:8,16384x24x1024:2,16384x32x4096:2,50000x32x1024:1,50000x24x1024:1,100000x32x512:1 \
+    --candidate "ks1={$M, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" --candidate "ks2={$M, \"NT\": 4, \"KS\": 2, \"ASYNC_STAGES\": 2}"
 fi
 if part tall32; then
   W='"variant": "wgmma", "KS": 2, "PAD": 0, "LEAD": 2, "WGN": 1'

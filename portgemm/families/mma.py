@@ -32,8 +32,10 @@ REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight 
 # tall tiles for a C of few columns on the FP64 tensor cores: 4 warps down M, each 32
 # rows by 16 or 32 columns (auto's fitting tile weighs them for a narrow float64 C, split
 # along K by its model; on an H100 the 128 x 32 tile ran a C of 20-32 columns 1.2-2.1x
-# faster than the 64 x 64 and 64 x 128 entries: bench/results/2026-11-26-hopper-narrow-tiles)
-TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 1, "PAD": 4, "ASYNC_STAGES": 3}
+# faster than the 64 x 64 and 64 x 128 entries), in slabs of 16 steps of K, two copied
+# ahead (on an H100 1.01-1.37x faster than slabs of 8, three ahead, at 13 of 15 shapes,
+# most where C has many tiles and K is short: bench/results/2026-11-26-hopper-narrow-tiles)
+TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 2, "PAD": 4, "ASYNC_STAGES": 2}
 TALL_32_FLOAT64 = dict(TALL_FLOAT64, NT=4)
 
 
