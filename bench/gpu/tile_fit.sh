@@ -7,7 +7,8 @@
 #           its 128 x 64 form, xgemm's 64 x 64 entry;
 #   shallow float32 with K <= 128: xgemm's entry (auto) against wgmma's tiles;
 #   deeper64 float64's narrow tiles with deeper slabs, more copies ahead, other shapes;
-#   slabs64 the tall presets' slabs of 8 against 16, at the model's splits.
+#   slabs64 the tall presets' slabs of 8 against 16, at the model's splits;
+#   square64 float64's 64 x 64 and 64 x 128 tiles with slabs of 8 or 16 and 2-4 copies ahead.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
 part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
@@ -41,6 +42,16 @@ if part slabs64; then  # the tall presets' slabs of 8 (3 copied ahead) against 1
   TAILN=10 step slabs32 200 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 3 --json "$out/slabs32.json" \
     --shapes 4096x17x4096:8,4096x24x4096:8,4096x32x4096:8,16384x24x1024:2,16384x32x4096:2,50000x32x1024:1,50000x24x1024:1,100000x32x512:1 \
     --candidate "ks1={$M, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" --candidate "ks2={$M, \"NT\": 4, \"KS\": 2, \"ASYNC_STAGES\": 2}"
+fi
+if part square64; then  # float64's 64 x 64 (deep-K entry) and 64 x 128 (large) tiles: slabs of 8 or 16, copies ahead
+  M='"variant": "mma", "PAD": 4'
+  T64='"WM": 2, "WN": 2, "MT": 2, "NT": 4'
+  TAILN=10 step square64 300 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 3 --json "$out/square64.json" \
+    --shapes 16384x64x4096:1,50000x40x4096:1,8192x40x8192:2,100000x64x256:1,16384x48x2048:1,4096x64x4096:4,2048x2048x2048:1,4096x4096x4096:1 \
+    --candidate "k1a3={$M, $T64, \"KS\": 1, \"ASYNC_STAGES\": 3}" --candidate "k2a2={$M, $T64, \"KS\": 2, \"ASYNC_STAGES\": 2}" \
+    --candidate "k1a4={$M, $T64, \"KS\": 1, \"ASYNC_STAGES\": 4}" \
+    --candidate "l64x128={$M, \"WM\": 1, \"WN\": 4, \"MT\": 4, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" \
+    --candidate "l64x128a2={$M, \"WM\": 1, \"WN\": 4, \"MT\": 4, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 2}"
 fi
 if part tall32; then
   W='"variant": "wgmma", "KS": 2, "PAD": 0, "LEAD": 2, "WGN": 1'
