@@ -219,13 +219,14 @@ def test_float64_splits_k_on_the_tensor_cores(gpu, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
-def test_a_tall_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path):
+def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path):
     """float64 on Hopper: a tall C of 12 or more columns runs mma's tall tiles (128 x 16,
     and 128 x 32 from 17 columns: 1.54-1.61x faster than the 64 x 64 tile on the H200),
     K split for two groups an SM (on the H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
-    tallskinny, 98-103% so); fewer columns, float32, a wide C and a GPU without the
-    FP64 tensor cores keep the skinny class's kernels (bench/results/
-    2026-11-26-h100-store-pairs)."""
+    tallskinny, 98-103% so, bench/results/2026-11-26-h100-store-pairs); a wide C of 8 or
+    more rows their mirrors, 16 x 128 and 32 x 128 (1.5-2.3x faster than the wide kernel
+    on the H100, bench/results/2026-11-26-hopper-narrow-tiles); fewer columns or rows,
+    float32 and a GPU without the FP64 tensor cores keep the skinny class's kernels."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
     for m, n, k, split, tile in ((4096, 16, 4096, 8, 16), (4096, 12, 4096, 8, 16),
@@ -238,7 +239,14 @@ def test_a_tall_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path):
         assert tall.params["KSPLIT"] == split, (m, n, k, tall.reason)
     assert choose(device, 4096, 8, 4096, 8).variant == "tallskinny"
     assert choose(device, 4096, 16, 4096, 4).variant == "tallskinny"
-    assert choose(device, 16, 4096, 4096, 8).variant == "wide"
+    for m, n, k, split, tile in ((16, 4096, 4096, 8, 16), (8, 4096, 4096, 8, 16),
+                                 (24, 4096, 4096, 8, 32), (16, 50000, 1024, 1, 16)):
+        wide = choose(device, m, n, k, 8)
+        assert wide.variant == "mma" and "a wide C" in wide.reason, wide.reason
+        assert get_variant("mma").block(wide.params)[:2] == (tile, 128)
+        assert wide.params["KSPLIT"] == split, (m, n, k, wide.reason)
+    assert choose(device, 4, 4096, 4096, 8).variant == "wide"
+    assert choose(device, 16, 4096, 4096, 4).variant == "wide"
     ampere = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
     assert choose(ampere, 4096, 16, 4096, 8).variant == "tallskinny"
 

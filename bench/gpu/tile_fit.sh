@@ -8,7 +8,8 @@
 #   shallow float32 with K <= 128: xgemm's entry (auto) against wgmma's tiles;
 #   deeper64 float64's narrow tiles with deeper slabs, more copies ahead, other shapes;
 #   slabs64 the tall presets' slabs of 8 against 16, at the model's splits;
-#   square64 float64's 64 x 64 and 64 x 128 tiles with slabs of 8 or 16 and 2-4 copies ahead.
+#   square64 float64's 64 x 64 and 64 x 128 tiles with slabs of 8 or 16 and 2-4 copies ahead;
+#   wide64  a wide float64 C: the wide kernel against mma tiles of 16 x 128 and 32 x 128.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
 part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
@@ -52,6 +53,14 @@ if part square64; then  # float64's 64 x 64 (deep-K entry) and 64 x 128 (large) 
     --candidate "k1a4={$M, $T64, \"KS\": 1, \"ASYNC_STAGES\": 4}" \
     --candidate "l64x128={$M, \"WM\": 1, \"WN\": 4, \"MT\": 4, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" \
     --candidate "l64x128a2={$M, \"WM\": 1, \"WN\": 4, \"MT\": 4, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 2}"
+fi
+if part wide64; then  # a wide float64 C (few rows): the wide kernel (auto) against mma tiles of 16 and 32 rows
+  M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'
+  c=(--candidate 'auto={"variant": "auto"}')
+  for s in 1 2 4 8 16; do c+=(--candidate "r16k$s={$M, \"MT\": 1, \"KSPLIT\": $s}"); done
+  for s in 1 4 8; do c+=(--candidate "r32k$s={$M, \"MT\": 2, \"KSPLIT\": $s}"); done
+  TAILN=10 step wide64 300 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/wide64.json" \
+    --shapes 8x4096x4096,12x4096x4096,16x4096x4096,24x4096x4096,32x4096x4096,16x16384x4096,16x50000x1024,16x2048x2048 "${c[@]}"
 fi
 if part tall32; then
   W='"variant": "wgmma", "KS": 2, "PAD": 0, "LEAD": 2, "WGN": 1'

