@@ -12,7 +12,7 @@ import pytest
 
 import portgemm
 from portgemm.families import get_variant
-from portgemm.families.mma import TALL_32_FLOAT64, WIDE_32_FLOAT64
+from portgemm.families.mma import TALL_32_FLOAT64, WIDE_32_FLOAT32, WIDE_32_FLOAT64
 
 from conftest import assert_close, reference, relative_error
 
@@ -31,6 +31,7 @@ PARAMS = {
     "async-split": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3, "KSPLIT": 5},
     "tall-32-preset-split": dict(TALL_32_FLOAT64, KSPLIT=3),  # auto's 128 x 32 tile
     "wide-32-preset-split": dict(WIDE_32_FLOAT64, KSPLIT=2),  # auto's 32 x 128 tile
+    "wide-32-float32-preset-split": dict(WIDE_32_FLOAT32, KSPLIT=2),  # its float32 form
 }
 ASYNC = [name for name, params in PARAMS.items() if params.get("ASYNC_STAGES")]
 # 1, primes, a K shorter than a slab, tiles exactly, a row of B shorter than a tile (even:
@@ -55,7 +56,7 @@ def fits(device, params, itemsize):
 
 @pytest.mark.parametrize("name, dtype", [(name, np.float64) for name in PARAMS] + [
     ("defaults", np.float32), ("one-warp-deep", np.float32), ("tall", np.float32),
-    ("split-k", np.float32)])
+    ("split-k", np.float32), ("wide-32-float32-preset-split", np.float32)])
 def test_any_shape_and_layout(device, name, dtype):
     if dtype == np.float64 and not device.has_fp64:
         pytest.skip("device has no float64")

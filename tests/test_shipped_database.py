@@ -225,8 +225,9 @@ def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path)
     K split for two groups an SM (on the H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
     tallskinny, 98-103% so, bench/results/2026-11-26-h100-store-pairs); a wide C of 8 or
     more rows their mirrors, 16 x 128 and 32 x 128 (1.5-2.3x faster than the wide kernel
-    on the H100, bench/results/2026-11-26-hopper-narrow-tiles); fewer columns or rows,
-    float32 and a GPU without the FP64 tensor cores keep the skinny class's kernels."""
+    on the H100, bench/results/2026-11-26-hopper-narrow-tiles), in float32 from 16 rows;
+    fewer columns or rows, a tall float32 C and a GPU before Hopper keep the skinny
+    class's kernels."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
     for m, n, k, split, tile in ((4096, 16, 4096, 8, 16), (4096, 12, 4096, 8, 16),
@@ -246,9 +247,14 @@ def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path)
         assert get_variant("mma").block(wide.params)[:2] == (tile, 128)
         assert wide.params["KSPLIT"] == split, (m, n, k, wide.reason)
     assert choose(device, 4, 4096, 4096, 8).variant == "wide"
-    assert choose(device, 16, 4096, 4096, 4).variant == "wide"
+    # float32 (3xTF32) from 16 rows (1.2-1.6x faster than the wide kernel on the H100)
+    single = choose(device, 32, 4096, 4096, 4)
+    assert single.variant == "mma" and "a wide C" in single.reason
+    assert get_variant("mma").block(single.params)[:2] == (32, 128)
+    assert choose(device, 8, 4096, 4096, 4).variant == "wide"
     ampere = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
     assert choose(ampere, 4096, 16, 4096, 8).variant == "tallskinny"
+    assert choose(ampere, 32, 4096, 4096, 4).variant == "wide"
 
 
 @pytest.mark.parametrize("gpu, capability, variant", [

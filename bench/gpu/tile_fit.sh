@@ -9,7 +9,9 @@
 #   deeper64 float64's narrow tiles with deeper slabs, more copies ahead, other shapes;
 #   slabs64 the tall presets' slabs of 8 against 16, at the model's splits;
 #   square64 float64's 64 x 64 and 64 x 128 tiles with slabs of 8 or 16 and 2-4 copies ahead;
-#   wide64  a wide float64 C: the wide kernel against mma tiles of 16 x 128 and 32 x 128.
+#   wide64  a wide float64 C: the wide kernel against mma tiles of 16 x 128 and 32 x 128;
+#   wide32  a wide float32 C: the wide kernel against mma's and wgmma's tiles;
+#   splits32 the float32 wide tiles at the splits around the model's.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
 part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
@@ -61,6 +63,22 @@ if part wide64; then  # a wide float64 C (few rows): the wide kernel (auto) agai
   for s in 1 4 8; do c+=(--candidate "r32k$s={$M, \"MT\": 2, \"KSPLIT\": $s}"); done
   TAILN=10 step wide64 300 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/wide64.json" \
     --shapes 8x4096x4096,12x4096x4096,16x4096x4096,24x4096x4096,32x4096x4096,16x16384x4096,16x50000x1024,16x2048x2048 "${c[@]}"
+fi
+if part wide32; then  # a wide float32 C: the wide kernel (auto) against mma's and wgmma's tiles
+  M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "NT": 4, "KS": 2'
+  W='"variant": "wgmma", "WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2'
+  c=(--candidate 'auto={"variant": "auto"}')
+  for s in 4 8; do c+=(--candidate "r16k$s={$M, \"MT\": 1, \"KSPLIT\": $s}" --candidate "r32k$s={$M, \"MT\": 2, \"KSPLIT\": $s}" \
+                       --candidate "w64k$s={$W, \"KSPLIT\": $s}"); done
+  TAILN=8 step wide32 300 python3 bench/gpu/wgmma_lead.py --dtype float32 --rounds 2 --json "$out/wide32.json" \
+    --shapes 16x4096x4096,24x4096x4096,32x4096x4096,24x16384x4096,32x8192x8192 "${c[@]}"
+fi
+if part splits32; then  # the float32 wide tiles at the splits around the model's (16 at 4096 x 4096)
+  M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "NT": 4, "KS": 2'
+  c=(--candidate 'auto={"variant": "auto"}')
+  for s in 8 16 32; do c+=(--candidate "r16k$s={$M, \"MT\": 1, \"KSPLIT\": $s}" --candidate "r32k$s={$M, \"MT\": 2, \"KSPLIT\": $s}"); done
+  TAILN=6 step splits32 200 python3 bench/gpu/wgmma_lead.py --dtype float32 --rounds 3 --json "$out/splits32.json" \
+    --shapes 16x4096x4096,24x4096x4096,32x4096x4096,32x2048x2048 "${c[@]}"
 fi
 if part tall32; then
   W='"variant": "wgmma", "KS": 2, "PAD": 0, "LEAD": 2, "WGN": 1'

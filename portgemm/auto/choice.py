@@ -9,16 +9,16 @@ once; ``matmul`` asks on every call, so answers are remembered until a database 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import ceil
+from math import ceil, inf
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..caches import cache_dict
 from ..runtime.device import Device
 from ..families import REGISTRY, get_variant
-from ..families.mma import emulated
+from ..families.mma import skinny_tiles
 from .compiler import compiler_kind
-from .database import default_sources_key, file_stamp
+from .database import DTYPES, default_sources_key, file_stamp
 from .default import default_choice
 from .lookup import Found, lookup
 from .packing import fit_packing
@@ -31,12 +31,13 @@ MEMO_LIMIT = 1024
 # hold 2 registers a double: on an H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
 # tallskinny, 98-103% on mma's 128 x 16 tile split 8 ways, 4096 x 12 x 4096 at 80%
 # against 97-104%; a C of 8 columns kept 124-150% in tallskinny, 102% at best on mma
-# (bench/results/2026-11-26-h100-store-pairs)
-TENSOR_TALL_COLUMNS = 12
-# ... and a wide C of at least this many rows, rather than to the wide kernel: on an H100
-# mma's 16 x 128 and 32 x 128 tiles ran 8-32 x 4096 x 4096 1.5-2.3x faster than it, at
-# 114-141% of cuBLAS (bench/results/2026-11-26-hopper-narrow-tiles); fewer rows untried
-TENSOR_WIDE_ROWS = 8
+# (bench/results/2026-11-26-h100-store-pairs); float32's tallskinny keeps its tall C
+TENSOR_TALL_COLUMNS = {8: 12}
+# ... and a wide C of at least this many rows, by itemsize, rather than to the wide
+# kernel: on an H100 mma's 16 x 128 and 32 x 128 tiles ran 8-32 x 4096 x 4096 1.5-2.3x
+# faster than it in float64, at 114-141% of cuBLAS, 16-32 rows 1.2-1.6x in float32
+# (bench/results/2026-11-26-hopper-narrow-tiles); fewer rows untried
+TENSOR_WIDE_ROWS = {8: 8, 4: 16}
 # a tuned tile that pads a side of C this many times over gives way, on a GPU, to the tile
 # of its own family that fits C best: its entries' and presets' (on an H100, C of 20-64
 # columns ran 1.2-2.1x faster in mma's 128 x 32 and wgmma's 128 x 64 tiles than in the
@@ -88,9 +89,9 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     if own == "deep-k" and compiler_kind(device) == "gpu":
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
     if own == "skinny" and _skinny_on_tensor_cores(device, m, n, itemsize):
-        context += (f"; a tall C of {n} columns (>= {TENSOR_TALL_COLUMNS})" if n < m else
-                    f"; a wide C of {m} rows (>= {TENSOR_WIDE_ROWS})")
-        context += " in float64 goes to the tensor cores' tiles"
+        context += (f"; a tall C of {n} columns (>= {TENSOR_TALL_COLUMNS[itemsize]})"
+                    if n < m else f"; a wide C of {m} rows (>= {TENSOR_WIDE_ROWS[itemsize]})")
+        context += f" in {DTYPES[itemsize]} goes to the tensor cores' tiles"
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
     found, notes = lookup(device, m, n, k, itemsize, sources,
                           classes=class_order(m, n, k, own))
@@ -109,9 +110,11 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
 
 def _skinny_on_tensor_cores(device: Device, m: int, n: int, itemsize: int) -> bool:
     """Whether a skinny C is tall with TENSOR_TALL_COLUMNS or more columns, or wide with
-    TENSOR_WIDE_ROWS or more rows, in float64 on a GPU whose tensor cores take it (mma's)."""
-    return (itemsize == 8 and (TENSOR_TALL_COLUMNS <= n < m or TENSOR_WIDE_ROWS <= m <= n)
-            and compiler_kind(device) == "gpu" and not emulated(device, itemsize))
+    TENSOR_WIDE_ROWS or more rows, on a GPU where mma offers its skinny tiles."""
+    least = (TENSOR_TALL_COLUMNS.get(itemsize, inf) if n < m else
+             TENSOR_WIDE_ROWS.get(itemsize, inf))
+    return (min(m, n) >= least and compiler_kind(device) == "gpu"
+            and skinny_tiles(device, itemsize))
 
 
 def _pads_a_side(device: Device, variant: str, params: dict, m: int, n: int) -> bool:

@@ -38,9 +38,13 @@ REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight 
 TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 2, "PAD": 4, "ASYNC_STAGES": 2}
 TALL_32_FLOAT64 = dict(TALL_FLOAT64, NT=4)
 # their mirror for a C of few rows: one warp down M, 4 across N, each 16 or 32 rows by 32
-# columns (on an H100 1.5-2.3x faster than the wide kernel at 8-32 x 4096 x 4096)
+# columns (on an H100 1.5-2.3x faster than the wide kernel at 8-32 x 4096 x 4096); in
+# float32 (3xTF32), whose copies cannot run ahead, 1.2-1.6x at 16-32 rows
 WIDE_FLOAT64 = dict(TALL_FLOAT64, WM=1, WN=4, MT=1, NT=4)
 WIDE_32_FLOAT64 = dict(WIDE_FLOAT64, MT=2)
+WIDE_FLOAT32 = dict(WIDE_FLOAT64, ASYNC_STAGES=0)
+WIDE_32_FLOAT32 = dict(WIDE_32_FLOAT64, ASYNC_STAGES=0)
+SKINNY_TILES_FROM = (9, 0)  # where the tall and wide tiles were measured: Hopper
 
 
 def emulated(device: Device, itemsize: int) -> bool:
@@ -48,6 +52,13 @@ def emulated(device: Device, itemsize: int) -> bool:
     but NVIDIA GPUs of compute capability 9.0 (float64) or 8.0 (float32) and later."""
     capability = device.compute_capability or (0, 0)
     return not (device.takes_ptx and capability >= TENSOR_CORES_FROM[itemsize])
+
+
+def skinny_tiles(device: Device, itemsize: int) -> bool:
+    """Whether auto offers the tensor cores' tall and wide tiles on ``device``: where they
+    run the element size, from SKINNY_TILES_FROM (float32's from 8.0 untried)."""
+    capability = device.compute_capability or (0, 0)
+    return not emulated(device, itemsize) and capability >= SKINNY_TILES_FROM
 
 
 def _tile(p: Params) -> tuple[int, int, int, int]:
@@ -163,12 +174,15 @@ class Mma(Variant):
                                             "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
-        """Where the tensor cores run float64: the tall tiles, 128 x 16 and 128 x 32, and
-        the wide ones, 16 x 128 and 32 x 128."""
-        if itemsize == 8 and not emulated(device, itemsize):
-            return [("tall", dict(TALL_FLOAT64)), ("tall-32", dict(TALL_32_FLOAT64)),
-                    ("wide", dict(WIDE_FLOAT64)), ("wide-32", dict(WIDE_32_FLOAT64))]
-        return []
+        """Where the tensor cores run the element size (skinny_tiles): in float64 the
+        tall tiles, 128 x 16 and 128 x 32, and the wide ones, 16 x 128 and 32 x 128; in
+        float32 the wide ones."""
+        if not skinny_tiles(device, itemsize):
+            return []
+        if itemsize == 4:
+            return [("wide", dict(WIDE_FLOAT32)), ("wide-32", dict(WIDE_32_FLOAT32))]
+        return [("tall", dict(TALL_FLOAT64)), ("tall-32", dict(TALL_32_FLOAT64)),
+                ("wide", dict(WIDE_FLOAT64)), ("wide-32", dict(WIDE_32_FLOAT64))]
 
     def block(self, params: Params) -> tuple[int, int, int]:
         return _tile(params)[1:]
