@@ -39,7 +39,7 @@ TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 2, "PAD": 4, "ASYNC_ST
 TALL_32_FLOAT64 = dict(TALL_FLOAT64, NT=4)
 # their mirror for a C of few rows: one warp down M, 4 across N, each 16 or 32 rows by 32
 # columns (on an H100 1.5-2.3x faster than the wide kernel at 8-32 x 4096 x 4096); in
-# float32 (3xTF32), whose copies cannot run ahead, 1.2-1.6x at 16-32 rows
+# float32 (3xTF32), whose copies cannot run ahead, 1.1-1.5x at 16-32 rows
 WIDE_FLOAT64 = dict(TALL_FLOAT64, WM=1, WN=4, MT=1, NT=4)
 WIDE_32_FLOAT64 = dict(WIDE_FLOAT64, MT=2)
 WIDE_FLOAT32 = dict(WIDE_FLOAT64, ASYNC_STAGES=0)
