@@ -9,7 +9,7 @@ once; ``matmul`` asks on every call, so answers are remembered until a database 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import ceil, inf
+from math import inf
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -23,7 +23,7 @@ from .default import default_choice
 from .lookup import Found, lookup
 from .packing import fit_packing
 from .shapes import SIZE_CLASSES, class_order, device_class
-from .splitk import fitting_tile, ksplit, run_split
+from .splitk import fitting_tile, ksplit, padding, run_split
 
 MEMO_LIMIT = 1024
 # a tall C of at least this many columns, in float64 where the tensor cores take it, goes
@@ -121,10 +121,8 @@ def _pads_a_side(device: Device, variant: str, params: dict, m: int, n: int) -> 
     """Whether a GPU tile of a family that splits K pads a side of C NARROW_PADDING
     times or more."""
     block = get_variant(variant).block(params)
-    if block is None or compiler_kind(device) != "gpu":
-        return False
-    rows, cols, _ = block
-    return max(ceil(m / rows) * rows / m, ceil(n / cols) * cols / n) >= NARROW_PADDING
+    return (block is not None and compiler_kind(device) == "gpu"
+            and padding(block, m, n) >= NARROW_PADDING)
 
 
 def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,

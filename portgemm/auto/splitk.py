@@ -68,6 +68,13 @@ def workspace_budget(device: Device) -> int:
     return device.max_mem_alloc_size // 2
 
 
+def padding(block: Sequence[int], m: int, n: int) -> float:
+    """How many times over tiles of ``block`` (rows, columns, ...) cover C along its more
+    padded side: 1 where they fit it exactly, rows / m for a tile taller than C."""
+    rows, cols = block[:2]
+    return max(ceil(m / rows) * rows / m, ceil(n / cols) * cols / n)
+
+
 def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> int:
     """The index of the (variant, params) candidate whose tiles cover an m x n C at the
     least cost: C padded to whole tiles, times the loads a tile's product takes per
@@ -83,8 +90,8 @@ def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> i
         padded = ceil(m / rows) * rows * ceil(n / cols) * cols
         return padded * (rows + cols) / (rows * cols), padded, index
 
-    fitting = [index for index, (rows, cols) in enumerate(blocks)
-               if rows < MOSTLY_PADDING * m and cols < MOSTLY_PADDING * n]
+    fitting = [index for index, block in enumerate(blocks)
+               if padding(block, m, n) < MOSTLY_PADDING]
     return min(fitting or range(len(candidates)), key=cost)
 
 
