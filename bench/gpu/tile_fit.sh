@@ -11,7 +11,11 @@
 #   square64 float64's 64 x 64 and 64 x 128 tiles with slabs of 8 or 16 and 2-4 copies ahead;
 #   wide64  a wide float64 C: the wide kernel against mma tiles of 16 x 128 and 32 x 128;
 #   wide32  a wide float32 C: the wide kernel against mma's and wgmma's tiles;
-#   splits32 the float32 wide tiles at the splits around the model's.
+#   splits32 the float32 wide tiles at the splits around the model's;
+#   tests   the routing's and mma's tests on the GPU;
+#   fit64   a float64 C of 33-64 columns: the 64 x 64 entry against tiles as wide as C;
+#   fit32   a float64 C of 17-32 columns: the tall tiles against 128 x 24;
+#   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
 part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
@@ -96,5 +100,34 @@ if part shallow; then
     --candidate "w128k2={$W, \"WN\": 128, \"WGM\": 2, \"KS\": 2, \"LEAD\": 2}" \
     --candidate "w128k1={$W, \"WN\": 128, \"WGM\": 2, \"KS\": 1, \"LEAD\": 1}" \
     --candidate "w64k1={$W, \"WN\": 64, \"WGM\": 2, \"KS\": 1, \"LEAD\": 1}"
+fi
+if part tests; then  # the routing and the new tiles' tests on the GPU
+  TAILN=6 step tests 240 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
+    tests/test_wide.py tests/test_shipped_database.py tests/test_mma.py -k "gpu or shipped or route"
+fi
+if part fit64; then  # a float64 C of 33-64 columns: the 64 x 64 entry against tiles whose width fits C, each at its model split
+  M='"variant": "mma", "PAD": 4, "KSPLIT": "model"'
+  T='"WM": 4, "WN": 1, "MT": 2, "KS": 2, "ASYNC_STAGES": 2'
+  TAILN=10 step fit64 330 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/fit64.json" \
+    --shapes 50000x40x4096,8192x40x8192,100000x36x512,16384x48x2048,4096x48x4096,16384x56x4096,16384x64x4096,4096x64x4096 \
+    --candidate 'auto={"variant": "auto"}' \
+    --candidate "k2a2={$M, \"WM\": 2, \"WN\": 2, \"MT\": 2, \"NT\": 4, \"KS\": 2, \"ASYNC_STAGES\": 2}" \
+    --candidate "t40={$M, $T, \"NT\": 5}" --candidate "t48={$M, $T, \"NT\": 6}" \
+    --candidate "s128x64={$M, \"WM\": 4, \"WN\": 2, \"MT\": 2, \"NT\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" \
+    --candidate "h64x48={$M, \"WM\": 2, \"WN\": 1, \"MT\": 2, \"NT\": 6, \"KS\": 2, \"ASYNC_STAGES\": 2}"
+fi
+if part fit32; then  # a float64 C of 17-32 columns: tall 128 x 16 and 128 x 32 against 128 x 24, each at its model split
+  M='"variant": "mma", "PAD": 4, "KSPLIT": "model", "WM": 4, "WN": 1, "MT": 2, "KS": 2, "ASYNC_STAGES": 2'
+  TAILN=8 step fit32 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/fit32.json" \
+    --shapes 4096x20x4096,4096x24x4096,16384x24x1024,50000x24x1024,8192x20x8192,50000x20x4096,100000x24x512,2048x24x2048 \
+    --candidate 'auto={"variant": "auto"}' --candidate "t16={$M, \"NT\": 2}" --candidate "t24={$M, \"NT\": 3}" \
+    --candidate "t32={$M, \"NT\": 4}"
+fi
+if part wide64few; then  # a wide float64 C of fewer than 8 rows: the wide kernel (auto) against mma's 16 x 128 tile
+  M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'
+  c=(--candidate 'auto={"variant": "auto"}' --candidate "r16={$M, \"KSPLIT\": \"model\"}")
+  for s in 8 16; do c+=(--candidate "r16k$s={$M, \"KSPLIT\": $s}"); done
+  TAILN=8 step wide64few 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/wide64few.json" \
+    --shapes ${FEW:-2x4096x4096,4x4096x4096,6x4096x4096,4x16384x4096,6x50000x1024,4x2048x2048} "${c[@]}"
 fi
 cd "$out" && tar czf tile_fit.tgz --remove-files ./*.txt ./*.json && ls

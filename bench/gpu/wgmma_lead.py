@@ -10,7 +10,8 @@ own choice, recorded beside its time).
     python3 bench/gpu/wgmma_lead.py --dtype float64 --shapes 16x4096x4096 \
         --candidate 'auto={"variant": "auto"}' --candidate 'ku4={"variant": "wide", "KU": 4}'
 
-A shape is MxNxK or MxNxK:KSPLIT (the split auto's model or entry gives it). Each round
+A shape is MxNxK or MxNxK:KSPLIT (the split auto's model or entry gives it); a candidate's
+"KSPLIT": "model" takes the split auto's model gives its own tile on each shape. Each round
 times every candidate once (5 runs after 2 warm-ups), in an order rotated by one each
 round, so that a drift of the machine's speed falls on all of them alike.
 """
@@ -48,6 +49,15 @@ def split_operands(spec: str, seed: int):
     shapes, splits = zip(*((item.split(":") + [None])[:2] for item in spec.split(",")))
     for split, operands in zip(splits, random_operands(",".join(shapes), seed)):
         yield (split and int(split), *operands)
+
+
+def model_split(device, variant, params, m, n, k, itemsize):
+    """``params`` with the KSPLIT that auto's split-K model gives its tile on this shape."""
+    from portgemm.auto.splitk import ksplit
+    from portgemm.families import get_variant
+
+    resolved = get_variant(variant).resolve({**params, "KSPLIT": 1})
+    return {**params, "KSPLIT": ksplit(device, resolved, m, n, k, itemsize, variant)[0]}
 
 
 def kernel_ms(a_dev, b_dev, params, variant="wgmma", reps=5, warmup=2):
@@ -88,6 +98,8 @@ def main():
             for name in order:
                 params = dict(candidates[name], **({"KSPLIT": split} if split else {}))
                 variant = params.pop("variant", args.variant)
+                if params.get("KSPLIT") == "model":  # the split auto's model gives this tile
+                    params = model_split(device, variant, params, m, n, k, a.itemsize)
                 ms, result = kernel_ms(a_dev, b_dev, None if variant == "auto" else params,
                                        variant)
                 times[name].append(ms)
