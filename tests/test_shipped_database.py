@@ -189,6 +189,13 @@ def test_a_tuned_tile_that_pads_c_gives_way_to_its_familys_fitting_tile(gpu, mon
         assert get_variant(variant).block(narrow.params)[:2] == tile
         square = choose(device, 4096, 4096, 4096, itemsize)
         assert "pads C" not in square.reason and square.source == "shipped"
+    # a tall tile as wide as C (rounded up to 8 columns), up to 48: on the H100 36-40
+    # columns ran 1.38-1.50x faster in 128 x 40 than in the 64 x 64 entry, 1.17x than
+    # in 128 x 48 (bench/results/2026-11-26-hopper-fitted-tiles); 56 keeps 64 x 64
+    for n, tile in ((28, (128, 32)), (36, (128, 40)), (40, (128, 40)), (44, (128, 48)),
+                    (56, (64, 64))):
+        fitted = choose(device, 50000, n, 4096, 8)
+        assert get_variant("mma").block(fitted.params)[:2] == tile, (n, fitted.reason)
     short = choose(device, 48, 3000, 2000)  # 48 rows pad every wgmma tile
     assert short.variant == "wgmma" and get_variant("wgmma").block(short.params)[:2] == (128, 128)
     assert short.params["KSPLIT"] == 16 and "split-K model" in short.reason
@@ -220,19 +227,20 @@ def test_float64_splits_k_on_the_tensor_cores(gpu, monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path):
-    """float64 on Hopper: a tall C of 12 or more columns runs mma's tall tiles (128 x 16,
-    and 128 x 32 from 17 columns: 1.54-1.61x faster than the 64 x 64 tile on the H200),
-    K split for two groups an SM (on the H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
-    tallskinny, 98-103% so, bench/results/2026-11-26-h100-store-pairs); a wide C of 8 or
-    more rows their mirrors, 16 x 128 and 32 x 128 (1.5-2.3x faster than the wide kernel
-    on the H100, bench/results/2026-11-26-hopper-narrow-tiles), in float32 from 16 rows;
-    fewer columns or rows, a tall float32 C and a GPU before Hopper keep the skinny
-    class's kernels."""
+    """float64 on Hopper: a tall C of 12 or more columns runs mma's tall tiles, 128 rows
+    by its columns rounded up to 8 (from 16: on the H100 20-24 columns ran 1.04-1.22x
+    faster in 128 x 24 than in 128 x 32), K split for two groups an SM (on the H100
+    4096 x 16 x 4096 ran at 45% of cuBLAS in tallskinny, 98-103% so,
+    bench/results/2026-11-26-h100-store-pairs); a wide C of 4 or more rows their mirrors,
+    16 x 128 and 32 x 128 (1.5-2.3x faster than the wide kernel at 8-32 rows on the H100,
+    bench/results/2026-11-26-hopper-narrow-tiles, 1.10-1.26x at 4-6,
+    2026-11-26-hopper-fitted-tiles), in float32 from 16 rows; fewer columns or rows, a
+    tall float32 C and a GPU before Hopper keep the skinny class's kernels."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
     for m, n, k, split, tile in ((4096, 16, 4096, 8, 16), (4096, 12, 4096, 8, 16),
                                  (16384, 16, 4096, 2, 16), (50000, 16, 1024, 1, 16),
-                                 (4096, 17, 4096, 8, 32), (4096, 24, 4096, 8, 32)):
+                                 (4096, 17, 4096, 8, 24), (4096, 24, 4096, 8, 24)):
         tall = choose(device, m, n, k, 8)
         assert tall.variant == "mma" and "tensor cores' tiles" in tall.reason, tall.reason
         assert get_variant("mma").block(tall.params)[:2] == (128, tile)
@@ -246,7 +254,9 @@ def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path)
         assert wide.variant == "mma" and "a wide C" in wide.reason, wide.reason
         assert get_variant("mma").block(wide.params)[:2] == (tile, 128)
         assert wide.params["KSPLIT"] == split, (m, n, k, wide.reason)
-    assert choose(device, 4, 4096, 4096, 8).variant == "wide"
+    four = choose(device, 4, 4096, 4096, 8)
+    assert four.variant == "mma" and get_variant("mma").block(four.params)[:2] == (16, 128)
+    assert choose(device, 3, 4096, 4096, 8).variant == "wide"
     # float32 (3xTF32) from 16 rows (1.2-1.6x faster than the wide kernel on the H100)
     single = choose(device, 32, 4096, 4096, 4)
     assert single.variant == "mma" and "a wide C" in single.reason

@@ -36,8 +36,9 @@ TENSOR_TALL_COLUMNS = {8: 12}
 # ... and a wide C of at least this many rows, by itemsize, rather than to the wide
 # kernel: on an H100 mma's 16 x 128 and 32 x 128 tiles ran 8-32 x 4096 x 4096 1.5-2.3x
 # faster than it in float64, at 114-141% of cuBLAS, 16-32 rows 1.1-1.5x in float32
-# (bench/results/2026-11-26-hopper-narrow-tiles); fewer rows untried
-TENSOR_WIDE_ROWS = {8: 8, 4: 16}
+# (bench/results/2026-11-26-hopper-narrow-tiles); in float64 4-6 rows 1.10-1.26x, 1-3
+# rows 0.92-1.11x (bench/results/2026-11-26-hopper-fitted-tiles)
+TENSOR_WIDE_ROWS = {8: 4, 4: 16}
 # a tuned tile that pads a side of C this many times over gives way, on a GPU, to the tile
 # of its own family that fits C best: its entries' and presets' (on the H200, C of 17-64
 # columns ran 1.2-2.6x faster in mma's 128 x 32 and wgmma's 128 x 64 tiles than in the

@@ -30,13 +30,27 @@ from .base import (LaunchPlan, Params, Variant, pocl_5_or_later, restriction,
 TENSOR_CORES_FROM = {8: (9, 0), 4: (8, 0)}  # itemsize: compute capability (mma.cl's MMA_PTX)
 REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight beside its values
 # tall tiles for a C of few columns on the FP64 tensor cores: 4 warps down M, each 32
-# rows by 16 or 32 columns (auto's fitting tile weighs them for a narrow float64 C, split
-# along K by its model; on an H100 the 128 x 32 tile ran a C of 20-32 columns 1.2-2.1x
-# faster than the 64 x 64 and 64 x 128 entries), in slabs of 16 steps of K, two copied
-# ahead (on an H100 1.01-1.37x faster than slabs of 8, three ahead, at 13 of 15 shapes,
-# most where C has many tiles and K is short: bench/results/2026-11-26-hopper-narrow-tiles)
+# rows by as many columns as the tile (auto's fitting tile weighs them for a narrow
+# float64 C, split along K by its model; on an H100 the 128 x 32 tile ran a C of 20-32
+# columns 1.2-2.1x faster than the 64 x 64 and 64 x 128 entries), in slabs of 16 steps
+# of K, two copied ahead (on an H100 1.01-1.37x faster than slabs of 8, three ahead, at 13
+# of 15 shapes, most where C has many tiles and K is short:
+# bench/results/2026-11-26-hopper-narrow-tiles). Every width from 16 to 48 columns in
+# steps of 8, since the padding of C costs the tensor cores in full: at 20-24 columns
+# 128 x 24 ran 1.04-1.22x faster than 128 x 32, at 36-40 columns 128 x 40 ran 1.17x faster
+# than 128 x 48 and 1.38-1.50x than the 64 x 64 entry (bench/results/2026-11-26-hopper-
+# fitted-tiles); 56 and 64 columns stay with 64 x 64 (128 x 64 is 2.0-2.4x slower there,
+# and in slabs of 16 passes 48 KiB).
 TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 2, "PAD": 4, "ASYNC_STAGES": 2}
-TALL_32_FLOAT64 = dict(TALL_FLOAT64, NT=4)
+TALL_WIDTHS = (16, 24, 32, 40, 48)
+
+
+def tall_float64(width: int) -> dict:
+    """The tall float64 tile 128 rows by ``width`` columns (a multiple of 8)."""
+    return dict(TALL_FLOAT64, NT=width // 8)
+
+
+TALL_32_FLOAT64 = tall_float64(32)
 # their mirror for a C of few rows: one warp down M, 4 across N, each 16 or 32 rows by 32
 # columns (on an H100 1.5-2.3x faster than the wide kernel at 8-32 x 4096 x 4096); in
 # float32 (3xTF32), whose copies cannot run ahead, 1.1-1.5x at 16-32 rows
@@ -175,13 +189,13 @@ class Mma(Variant):
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
         """Where the tensor cores run the element size (skinny_tiles): in float64 the
-        tall tiles, 128 x 16 and 128 x 32, and the wide ones, 16 x 128 and 32 x 128; in
-        float32 the wide ones."""
+        tall tiles, 128 rows by each of TALL_WIDTHS, and the wide ones, 16 x 128 and
+        32 x 128; in float32 the wide ones."""
         if not skinny_tiles(device, itemsize):
             return []
         if itemsize == 4:
             return [("wide", dict(WIDE_FLOAT32)), ("wide-32", dict(WIDE_32_FLOAT32))]
-        return [("tall", dict(TALL_FLOAT64)), ("tall-32", dict(TALL_32_FLOAT64)),
+        return [(f"tall-{width}", tall_float64(width)) for width in TALL_WIDTHS] + [
                 ("wide", dict(WIDE_FLOAT64)), ("wide-32", dict(WIDE_32_FLOAT64))]
 
     def block(self, params: Params) -> tuple[int, int, int]:
