@@ -32,6 +32,7 @@ PARAMS = {
     "async-split": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3, "KSPLIT": 5},
     "tall-32-preset-split": dict(TALL_32_FLOAT64, KSPLIT=3),  # auto's 128 x 32 tile
     "tall-40-preset": tall_float64(40),  # an odd count of mma tiles across a warp
+    "tall-56-preset-split": dict(tall_float64(56), KSPLIT=2),  # 48 KiB of slabs
     "wide-32-preset-split": dict(WIDE_32_FLOAT64, KSPLIT=2),  # auto's 32 x 128 tile
     "wide-32-float32-preset-split": dict(WIDE_32_FLOAT32, KSPLIT=2),  # its float32 form
 }

@@ -15,6 +15,8 @@
 #   tests   the routing's and mma's tests on the GPU;
 #   fit64   a float64 C of 33-64 columns: the 64 x 64 entry against tiles as wide as C;
 #   fit32   a float64 C of 17-32 columns: the tall tiles against 128 x 24;
+#   fit56   a float64 C of 49-64 columns: the 64 x 64 entry against 128 x 56 and 128 x 64;
+#   wide48  a wide float64 C of 33-48 rows: the 64 x 128 entry against 32 x 128 and 48 x 128;
 #   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
@@ -122,6 +124,20 @@ if part fit32; then  # a float64 C of 17-32 columns: tall 128 x 16 and 128 x 32 
     --shapes 4096x20x4096,4096x24x4096,16384x24x1024,50000x24x1024,8192x20x8192,50000x20x4096,100000x24x512,2048x24x2048 \
     --candidate 'auto={"variant": "auto"}' --candidate "t16={$M, \"NT\": 2}" --candidate "t24={$M, \"NT\": 3}" \
     --candidate "t32={$M, \"NT\": 4}"
+fi
+if part fit56; then  # a float64 C of 49-64 columns: the 64 x 64 entry against 128 x 56 and 128 x 64 tiles (within 48 KiB)
+  M='"variant": "mma", "KSPLIT": "model", "WM": 4, "WN": 1, "MT": 2'
+  TAILN=8 step fit56 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/fit56.json" \
+    --shapes 16384x56x4096,50000x56x1024,8192x52x8192,16384x64x4096,50000x64x1024,4096x64x4096 \
+    --candidate 'auto={"variant": "auto"}' --candidate "t56={$M, \"NT\": 7, \"PAD\": 4, \"KS\": 2, \"ASYNC_STAGES\": 2}" \
+    --candidate "t64a3={$M, \"NT\": 8, \"PAD\": 4, \"KS\": 1, \"ASYNC_STAGES\": 3}" \
+    --candidate "t64p0={$M, \"NT\": 8, \"PAD\": 0, \"KS\": 2, \"ASYNC_STAGES\": 2}"
+fi
+if part wide48; then  # a wide float64 C of 33-48 rows: the 64 x 128 entry against mma's 48 x 128 mirror of the tall tiles
+  M='"variant": "mma", "PAD": 4, "KSPLIT": "model", "WM": 1, "WN": 4, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'
+  TAILN=8 step wide48 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/wide48.json" \
+    --shapes 40x4096x4096,48x4096x4096,40x50000x1024,48x16384x4096,36x8192x8192,40x2048x2048 \
+    --candidate 'auto={"variant": "auto"}' --candidate "w32={$M, \"MT\": 2}" --candidate "w48={$M, \"MT\": 3}"
 fi
 if part wide64few; then  # a wide float64 C of fewer than 8 rows: the wide kernel (auto) against mma's 16 x 128 tile
   M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'

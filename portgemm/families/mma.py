@@ -35,14 +35,14 @@ REGISTER_OVERHEAD = 48  # a work-item's addresses, indices and copies in flight 
 # columns 1.2-2.1x faster than the 64 x 64 and 64 x 128 entries), in slabs of 16 steps
 # of K, two copied ahead (on an H100 1.01-1.37x faster than slabs of 8, three ahead, at 13
 # of 15 shapes, most where C has many tiles and K is short:
-# bench/results/2026-11-26-hopper-narrow-tiles). Every width from 16 to 48 columns in
+# bench/results/2026-11-26-hopper-narrow-tiles). Every width from 16 to 56 columns in
 # steps of 8, since the padding of C costs the tensor cores in full: at 20-24 columns
 # 128 x 24 ran 1.04-1.22x faster than 128 x 32, at 36-40 columns 128 x 40 ran 1.17x faster
-# than 128 x 48 and 1.38-1.50x than the 64 x 64 entry (bench/results/2026-11-26-hopper-
-# fitted-tiles); 56 and 64 columns stay with 64 x 64 (128 x 64 is 2.0-2.4x slower there,
-# and in slabs of 16 passes 48 KiB).
+# than 128 x 48 and 1.38-1.50x than the 64 x 64 entry, at 52-56 columns 128 x 56 (48 KiB
+# of slabs, the most there is) 1.13-1.27x (bench/results/2026-11-26-hopper-fitted-tiles);
+# 57-64 columns stay with 64 x 64 (128 x 64 in slabs of 8 ran 1.04-1.11x slower there).
 TALL_FLOAT64 = {"WM": 4, "WN": 1, "MT": 2, "NT": 2, "KS": 2, "PAD": 4, "ASYNC_STAGES": 2}
-TALL_WIDTHS = (16, 24, 32, 40, 48)
+TALL_WIDTHS = (16, 24, 32, 40, 48, 56)
 
 
 def tall_float64(width: int) -> dict:
