@@ -17,6 +17,7 @@
 #   fit32   a float64 C of 17-32 columns: the tall tiles against 128 x 24;
 #   fit56   a float64 C of 49-64 columns: the 64 x 64 entry against 128 x 56 and 128 x 64;
 #   wide48  a wide float64 C of 33-48 rows: the 64 x 128 entry against 32 x 128 and 48 x 128;
+#   square128 float64's 64 x 128 entry against 8-warp tiles of 96 x 128, 128 x 128, 128 x 64;
 #   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
@@ -138,6 +139,16 @@ if part wide48; then  # a wide float64 C of 33-48 rows: the 64 x 128 entry again
   TAILN=8 step wide48 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/wide48.json" \
     --shapes 40x4096x4096,48x4096x4096,40x50000x1024,48x16384x4096,36x8192x8192,40x2048x2048 \
     --candidate 'auto={"variant": "auto"}' --candidate "w32={$M, \"MT\": 2}" --candidate "w48={$M, \"MT\": 3}"
+fi
+if part square128; then  # float64's large entry (64 x 128, 128 work-items) against 8-warp tiles of 96 x 128 and 128 x 128
+  M='"variant": "mma", "KS": 1'
+  TAILN=6 step square128 300 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 3 --json "$out/square128.json" \
+    --shapes 4096x4096x4096,8192x8192x8192,2048x2048x2048,4097x4097x4097 \
+    --candidate 'auto={"variant": "auto"}' \
+    --candidate "sq128a2={$M, \"WM\": 2, \"WN\": 4, \"MT\": 4, \"NT\": 4, \"PAD\": 4, \"ASYNC_STAGES\": 2}" \
+    --candidate "sq128p0a3={$M, \"WM\": 2, \"WN\": 4, \"MT\": 4, \"NT\": 4, \"PAD\": 0, \"ASYNC_STAGES\": 3}" \
+    --candidate "r96a3={$M, \"WM\": 2, \"WN\": 4, \"MT\": 3, \"NT\": 4, \"PAD\": 4, \"ASYNC_STAGES\": 3}" \
+    --candidate "w128x64a3={$M, \"WM\": 2, \"WN\": 4, \"MT\": 4, \"NT\": 2, \"PAD\": 4, \"ASYNC_STAGES\": 3}"
 fi
 if part wide64few; then  # a wide float64 C of fewer than 8 rows: the wide kernel (auto) against mma's 16 x 128 tile
   M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'
