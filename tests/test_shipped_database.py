@@ -227,9 +227,10 @@ def test_float64_splits_k_on_the_tensor_cores(gpu, monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path):
-    """float64 on Hopper: a tall C of 12 or more columns runs mma's tall tiles, 128 rows
+    """float64 on Hopper: a tall C of 9 or more columns runs mma's tall tiles, 128 rows
     by its columns rounded up to 8 (from 16: on the H100 20-24 columns ran 1.04-1.22x
-    faster in 128 x 24 than in 128 x 32), K split for two groups an SM (on the H100
+    faster in 128 x 24 than in 128 x 32; 8192 x 11 x 8192 1.66x faster in 128 x 16
+    than in tallskinny), K split for two groups an SM (on the H100
     4096 x 16 x 4096 ran at 45% of cuBLAS in tallskinny, 98-103% so,
     bench/results/2026-11-26-h100-store-pairs); a wide C of 4 or more rows their mirrors,
     16 x 128 and 32 x 128 (1.5-2.3x faster than the wide kernel at 8-32 rows on the H100,
@@ -239,6 +240,7 @@ def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path)
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
     for m, n, k, split, tile in ((4096, 16, 4096, 8, 16), (4096, 12, 4096, 8, 16),
+                                 (8192, 11, 8192, 4, 16), (4096, 9, 4096, 8, 16),
                                  (16384, 16, 4096, 2, 16), (50000, 16, 1024, 1, 16),
                                  (4096, 17, 4096, 8, 24), (4096, 24, 4096, 8, 24)):
         tall = choose(device, m, n, k, 8)

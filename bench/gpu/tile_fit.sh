@@ -18,6 +18,7 @@
 #   fit56   a float64 C of 49-64 columns: the 64 x 64 entry against 128 x 56 and 128 x 64;
 #   wide48  a wide float64 C of 33-48 rows: the 64 x 128 entry against 32 x 128 and 48 x 128;
 #   square128 float64's 64 x 128 entry against 8-warp tiles of 96 x 128, 128 x 128, 128 x 64;
+#   fit8    a float64 C of 8-12 columns: tallskinny against 128 x 8 and 128 x 16;
 #   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
@@ -149,6 +150,12 @@ if part square128; then  # float64's large entry (64 x 128, 128 work-items) agai
     --candidate "sq128p0a3={$M, \"WM\": 2, \"WN\": 4, \"MT\": 4, \"NT\": 4, \"PAD\": 0, \"ASYNC_STAGES\": 3}" \
     --candidate "r96a3={$M, \"WM\": 2, \"WN\": 4, \"MT\": 3, \"NT\": 4, \"PAD\": 4, \"ASYNC_STAGES\": 3}" \
     --candidate "w128x64a3={$M, \"WM\": 2, \"WN\": 4, \"MT\": 4, \"NT\": 2, \"PAD\": 4, \"ASYNC_STAGES\": 3}"
+fi
+if part fit8; then  # a float64 C of 8-12 columns: tallskinny (auto) against mma's 128 x 8 and 128 x 16 tiles
+  M='"variant": "mma", "PAD": 4, "KSPLIT": "model", "WM": 4, "WN": 1, "MT": 2, "KS": 2, "ASYNC_STAGES": 2'
+  TAILN=8 step fit8 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/fit8.json" \
+    --shapes 4096x8x4096,4096x10x4096,16384x8x4096,50000x10x1024,8192x11x8192,4096x12x4096 \
+    --candidate 'auto={"variant": "auto"}' --candidate "t8={$M, \"NT\": 1}" --candidate "t16={$M, \"NT\": 2}"
 fi
 if part wide64few; then  # a wide float64 C of fewer than 8 rows: the wide kernel (auto) against mma's 16 x 128 tile
   M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'
