@@ -19,6 +19,7 @@
 #   wide48  a wide float64 C of 33-48 rows: the 64 x 128 entry against 32 x 128 and 48 x 128;
 #   square128 float64's 64 x 128 entry against 8-warp tiles of 96 x 128, 128 x 128, 128 x 64;
 #   fit8    a float64 C of 8-12 columns: tallskinny against 128 x 8 and 128 x 16;
+#   splits64 float64's 64 x 128 and 64 x 64 tiles at splits around the model's (3000 x 200 x 3000, deep K);
 #   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
@@ -156,6 +157,15 @@ if part fit8; then  # a float64 C of 8-12 columns: tallskinny (auto) against mma
   TAILN=8 step fit8 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/fit8.json" \
     --shapes 4096x8x4096,4096x10x4096,16384x8x4096,50000x10x1024,8192x11x8192,4096x12x4096 \
     --candidate 'auto={"variant": "auto"}' --candidate "t8={$M, \"NT\": 1}" --candidate "t16={$M, \"NT\": 2}"
+fi
+if part splits64; then  # float64's medium C and deep K: the 64 x 128 entry and the 64 x 64 tile at splits around the model's
+  L='"variant": "mma", "WM": 1, "WN": 4, "MT": 4, "NT": 4, "KS": 1, "PAD": 4, "ASYNC_STAGES": 3'
+  S='"variant": "mma", "WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 4, "ASYNC_STAGES": 4'
+  c=(--candidate 'auto={"variant": "auto"}')
+  for k in 2 4 8 16 32 64; do c+=(--candidate "l$k={$L, \"KSPLIT\": $k}"); done
+  for k in 4 8 16 32; do c+=(--candidate "s$k={$S, \"KSPLIT\": $k}"); done
+  TAILN=4 step splits64 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/splits64.json" \
+    --shapes 3000x200x3000,768x768x16384,1024x1024x16384 "${c[@]}"
 fi
 if part wide64few; then  # a wide float64 C of fewer than 8 rows: the wide kernel (auto) against mma's 16 x 128 tile
   M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'
