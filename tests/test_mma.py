@@ -12,8 +12,7 @@ import pytest
 
 import portgemm
 from portgemm.families import get_variant
-from portgemm.families.mma import (TALL_32_FLOAT64, WIDE_32_FLOAT32, WIDE_32_FLOAT64,
-                                   tall_float64)
+from portgemm.families.mma import WIDE_32_FLOAT32, WIDE_32_FLOAT64, tall_float64
 
 from conftest import assert_close, reference, relative_error
 
@@ -30,7 +29,7 @@ PARAMS = {
     # split-K: layers whose run starts past a short K write zeros
     "split-k": {"WM": 2, "WN": 1, "MT": 1, "NT": 2, "KSPLIT": 3},
     "async-split": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3, "KSPLIT": 5},
-    "tall-32-preset-split": dict(TALL_32_FLOAT64, KSPLIT=3),  # auto's 128 x 32 tile
+    "tall-32-preset-split": dict(tall_float64(32), KSPLIT=3),  # auto's 128 x 32 tile
     "tall-40-preset": tall_float64(40),  # an odd count of mma tiles across a warp
     "tall-56-preset-split": dict(tall_float64(56), KSPLIT=2),  # 48 KiB of slabs
     "wide-32-preset-split": dict(WIDE_32_FLOAT64, KSPLIT=2),  # auto's 32 x 128 tile

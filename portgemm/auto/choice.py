@@ -31,15 +31,17 @@ MEMO_LIMIT = 1024
 # hold 2 registers a double: on an H100 4096 x 16 x 4096 ran at 45% of cuBLAS in
 # tallskinny, 98-103% on mma's 128 x 16 tile split 8 ways, 4096 x 12 x 4096 at 80%
 # against 97-104%; a C of 8 columns kept 124-150% in tallskinny, 102% at best on mma
-# (bench/results/2026-11-26-h100-store-pairs); 10-11 columns ran 1.03-1.66x faster on
-# the 128 x 16 tile than in tallskinny, 8 columns 0.84-0.85x, in 128 x 8 as well
-# (bench/results/2026-11-26-hopper-fitted-tiles); float32's tallskinny keeps its tall C
+# (bench/results/2026-11-26-h100-store-pairs); 9-11 columns ran 1.04-1.63x faster on
+# the 128 x 16 tile than in tallskinny at five of eight shapes, 0.98-1.00x at two, 8
+# columns 0.84-0.85x, in 128 x 8 as well (bench/results/2026-11-26-hopper-fitted-tiles);
+# float32's tallskinny keeps its tall C
 TENSOR_TALL_COLUMNS = {8: 9}
 # ... and a wide C of at least this many rows, by itemsize, rather than to the wide
 # kernel: on an H100 mma's 16 x 128 and 32 x 128 tiles ran 8-32 x 4096 x 4096 1.5-2.3x
 # faster than it in float64, at 114-141% of cuBLAS, 16-32 rows 1.1-1.5x in float32
-# (bench/results/2026-11-26-hopper-narrow-tiles); in float64 4-6 rows 1.10-1.26x, 1-3
-# rows 0.92-1.11x (bench/results/2026-11-26-hopper-fitted-tiles)
+# (bench/results/2026-11-26-hopper-narrow-tiles); in float64 4-7 rows 1.03-1.32x at four
+# of five shapes, 0.96x at one, 1-3 rows 0.92-1.11x (bench/results/2026-11-26-hopper-
+# fitted-tiles)
 TENSOR_WIDE_ROWS = {8: 4, 4: 16}
 # a tuned tile that pads a side of C this many times over gives way, on a GPU, to the tile
 # of its own family that fits C best: its entries' and presets' (on the H200, C of 17-64

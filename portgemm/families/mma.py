@@ -50,7 +50,6 @@ def tall_float64(width: int) -> dict:
     return dict(TALL_FLOAT64, NT=width // 8)
 
 
-TALL_32_FLOAT64 = tall_float64(32)
 # their mirror for a C of few rows: one warp down M, 4 across N, each 16 or 32 rows by 32
 # columns (on an H100 1.5-2.3x faster than the wide kernel at 8-32 x 4096 x 4096); in
 # float32 (3xTF32), whose copies cannot run ahead, 1.1-1.5x at 16-32 rows
