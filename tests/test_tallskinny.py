@@ -304,14 +304,16 @@ def test_auto_rows_as_vectors_in_float64(device):
 
 @pytest.mark.parametrize("order, tile", [("CC", (8, 48)), ("FC", (8, 48)),
                                          ("CF", (16, 16)), ("FF", (16, 16))])
-def test_auto_weighs_the_layout(device, order, tile):
-    """gemm hands the operands' layout to the model: a wide C of 16 rows on a CPU runtime
-    that vectorises across work-items takes tiles of 8 rows where B is read along its rows
-    and one tile of 16 where it is read along K or gathered; the result is checked."""
+def test_the_model_weighs_the_layout(device, order, tile):
+    """gemm hands the operands' layout to tallskinny's model: a wide C of 16 rows on a CPU
+    runtime that vectorises across work-items takes tiles of 8 rows where B is read along
+    its rows and one tile of 16 where it is read along K or gathered; the result is
+    checked. (auto gives such a C to panel there since 2026-11-26; a user may name
+    tallskinny.)"""
     if compiler_kind(device) != "work-item-vectorising":
         pytest.skip("ROWVEC's wide tiles are Intel's CPU runtime's route")
     a, b = operands(16, 1000, 600, order=order)
-    result = portgemm.gemm(a, b, device=device, poison=np.nan)
+    result = portgemm.gemm(a, b, device=device, variant="tallskinny", poison=np.nan)
     assert result.variant == "tallskinny"
     assert (result.params["tile_y"], result.params["tile_x"]) == tile
     assert_close(result.c, a, b)
@@ -363,6 +365,10 @@ def test_rows_as_vectors_on_a_cpu(platform):
         assert tall.variant != "tallskinny" and deep.variant != "tallskinny"
     assert choose(cpu, 384, 384, 8192, sources=[]).variant != "tallskinny"
     assert choose(cpu, 4096, 20, 4096, sources=[]).variant != "tallskinny"
+    # a C of as few values but a side past CPU_DEEP_SIDE: panel ran it 1.2-3x faster on a
+    # Xeon (bench/results/2026-11-26-cpu-xeon207-wide-rows)
+    for m, n in ((1024, 64), (128, 512), (32, 2048)):
+        assert choose(cpu, m, n, 8192, sources=[]).variant != "tallskinny", (m, n)
 
 
 def test_cpu_groups_keep_the_shared_slices_in_cache(monkeypatch):

@@ -113,21 +113,26 @@ def size_order(m: int, n: int, k: int) -> list[str]:
 
 # The most rows and columns of a skinny C by the kind of compiler, where not a GPU's
 # (SKINNY_ROWS, SKINNY_COLUMNS: on the H200 tallskinny beat xgemm to 24 columns, not at
-# 32, bench/results/2026-11-22-h200-tall): on Intel's CPU runtime wide was not tried
-# past 16 rows, and tallskinny's rows as vectors (ROWVEC) beat panel to 16 columns, not
-# from 20 (bench/results/2026-11-23-cpu-zen5); on PoCL vec ran the wide shapes 1.3-5.9x
+# 32, bench/results/2026-11-22-h200-tall): on Intel's CPU runtime panel ran a wide C of
+# 10-16 rows 1.06-2.19x faster than tallskinny's rows as vectors (ROWVEC), 9 rows 0.87x
+# (bench/results/2026-11-26-cpu-xeon207-wide-rows), and tallskinny beat panel to 16
+# columns, not from 20 (bench/results/2026-11-23-cpu-zen5); on PoCL vec ran the wide shapes 1.3-5.9x
 # faster than wide, and a C of 8 columns 2x faster than tallskinny
 # (bench/results/2026-11-22-skinny). The long side from 32 on Intel's runtime: with one
 # group a tile and no second launch, tallskinny ran a C of 1-16 columns and 32-256 rows
 # 1.1-5x faster than panel at K = 64-4096, and one of 1-16 rows and 32-256 columns as
 # fast or up to 1.15x faster (bench/results/2026-11-23-cpu-zen5-one-group).
-SKINNY_LIMITS = {"work-item-vectorising": (16, 16, 32), "code-vectorising": (0, 0, SKINNY_LONG)}
+SKINNY_LIMITS = {"work-item-vectorising": (9, 16, 32), "code-vectorising": (0, 0, SKINNY_LONG)}
 
 
-# A deep-K C of at most this many values is tall-skinny on Intel's CPU runtime:
-# tallskinny's rows as vectors ran 100 x 100 x 10000 to 256 x 256 x 8192 1.1-4x faster
-# than panel there, 384 x 384 x 8192 1.3x slower (bench/results/2026-11-23-cpu-zen5).
+# A deep-K C of at most this many values, neither side longer than CPU_DEEP_SIDE, is
+# tall-skinny on Intel's CPU runtime: tallskinny's rows as vectors ran 100 x 100 x 10000
+# to 256 x 256 x 8192 1.1-4x faster than panel there, 384 x 384 x 8192 1.3x slower
+# (bench/results/2026-11-23-cpu-zen5); a C as long as 512-4096 on a side ran
+# 1.38-2.37x faster in panel (32 x 2048 x 8192, 128 x 512 x 8192, 1024 x 64 x 8192,
+# 16 x 4096 x 4096: bench/results/2026-11-26-cpu-xeon207-wide-rows)
 CPU_DEEP_OUTPUT = 256 * 256
+CPU_DEEP_SIDE = 256
 
 
 def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
@@ -136,9 +141,10 @@ def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
     a small C tall-skinny."""
     kind = compiler_kind(device)
     own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, GPU_SKINNY))
-    if own == "deep-k" and kind == "work-item-vectorising" and m * n <= CPU_DEEP_OUTPUT:
-        return "tall-skinny", (f"{why}; C of {m * n} values (<= {CPU_DEEP_OUTPUT}) is "
-                               f"tall-skinny on a {kind} compiler")
+    if (own == "deep-k" and kind == "work-item-vectorising" and m * n <= CPU_DEEP_OUTPUT
+            and max(m, n) <= CPU_DEEP_SIDE):
+        return "tall-skinny", (f"{why}; C of {m} x {n} values (<= {CPU_DEEP_OUTPUT}, sides <= "
+                               f"{CPU_DEEP_SIDE}) is tall-skinny on a {kind} compiler")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +
