@@ -31,7 +31,7 @@
  * row 16 w + g + 8 ((i % 4) / 2), column 8 (i / 4) + 2 t + i % 2 (checked on an H200 by
  * bench/gpu/wgmma_probe.py).
  *
- * -D WN       columns of a warpgroup's block: 64 or 128 (wgmma's N)
+ * -D WN       columns of a warpgroup's block: 32, 48, 64 or 128 (wgmma's N)
  * -D WGM, WGN warpgroups of a work-group along M and N
  * -D KS       steps of 8 of K in one slab
  * -D PAD      extra values at the end of each row of As (bank spread): a multiple of 4
@@ -48,7 +48,7 @@
  */
 
 #ifndef WN
-#define WN 64       // columns of a warpgroup's block: 64 or 128
+#define WN 64       // columns of a warpgroup's block: 32, 48, 64 or 128
 #endif
 #ifndef WGM
 #define WGM 1       // warpgroups along M (64 rows each)
@@ -160,8 +160,9 @@ inline int b_index(const int k, const int n)
 #if WGMMA_PTX
 #define F8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
               "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define D32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define D16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+#define D24 D16 ", %16, %17, %18, %19, %20, %21, %22, %23"
+#define D32 D24 ", %24, %25, %26, %27, %28, %29, %30, %31"
 #define D64 D32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, " \
             "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, " \
             "%62, %63"
@@ -170,7 +171,19 @@ inline int b_index(const int k, const int n)
  * a this work-item's fragment, b through the descriptor */
 inline void wgmma(float d[ND], const uint a[4], const ulong b, const int accumulate)
 {
-#if WN == 64
+#if WN == 32
+    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %21, 0; "
+                 "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 {" D16 "}, "
+                 "{%16, %17, %18, %19}, %20, p, 1, 1; }"
+                 : F8(0), F8(8)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+#elif WN == 48
+    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %29, 0; "
+                 "wgmma.mma_async.sync.aligned.m64n48k8.f32.tf32.tf32 {" D24 "}, "
+                 "{%24, %25, %26, %27}, %28, p, 1, 1; }"
+                 : F8(0), F8(8), F8(16)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+#elif WN == 64
     asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %37, 0; "
                  "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" D32 "}, "
                  "{%32, %33, %34, %35}, %36, p, 1, 1; }"
@@ -183,7 +196,7 @@ inline void wgmma(float d[ND], const uint a[4], const ulong b, const int accumul
                  : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
 #else
-#error "WN must be 64 or 128"
+#error "WN must be 32, 48, 64 or 128"
 #endif
 }
 
@@ -242,7 +255,12 @@ inline void products_start(float part[ND], __local const float As[BM][BK + PAD],
  * reads them only after it (the instruction writes them behind its back). */
 inline void products_wait(float d[ND])
 {
-#if WGMMA_PTX && WN == 64
+#if WGMMA_PTX && WN == 32
+    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : F8(0), F8(8) :: "memory");
+#elif WGMMA_PTX && WN == 48
+    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : F8(0), F8(8), F8(16)
+                 :: "memory");
+#elif WGMMA_PTX && WN == 64
     asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : F8(0), F8(8), F8(16), F8(24)
                  :: "memory");
 #elif WGMMA_PTX

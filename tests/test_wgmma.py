@@ -24,6 +24,9 @@ PARAMS = {
     "one-ahead-split": {"LEAD": 1, "WGM": 2, "WGN": 2, "KS": 1, "KSPLIT": 2},
     "large-entry": {"WN": 128, "WGM": 2, "KS": 2, "PAD": 0, "KSPLIT": 2},  # Hopper's tile
     "narrow-preset": dict(NARROW, KSPLIT=2),      # auto's 128 x 64 tile for a narrow C
+    "n32": {"WN": 32, "WGM": 2, "KS": 2, "PAD": 0, "KSPLIT": 2},  # 128 x 32
+    "n48": {"WN": 48, "KS": 2, "LEAD": 1},                        # 64 x 48
+    "n32-along-n": {"WN": 32, "WGN": 2, "KS": 2},                 # 64 x 64 in two blocks
 }
 
 
@@ -65,8 +68,11 @@ def test_float64_is_refused(any_device):
 
 
 def test_shapes_the_kernel_lacks_are_refused():
-    with pytest.raises(portgemm.ParameterError, match="64 or 128"):
+    with pytest.raises(portgemm.ParameterError, match="32, 48, 64 or 128"):
         get_variant("wgmma").resolve({"WN": 96})
+    # 48 columns, 2 warpgroups down M, slabs of 16: 3 values of B a work-item
+    with pytest.raises(portgemm.ParameterError, match="whole even number"):
+        get_variant("wgmma").resolve({"WN": 48, "WGM": 2, "KS": 2})
 
 
 PTX = """//

@@ -20,6 +20,7 @@
 #   square128 float64's 64 x 128 entry against 8-warp tiles of 96 x 128, 128 x 128, 128 x 64;
 #   fit8    a float64 C of 8-12 columns: tallskinny against 128 x 8 and 128 x 16;
 #   splits64 float64's 64 x 128 and 64 x 64 tiles at splits around the model's (3000 x 200 x 3000, deep K);
+#   narrow32 a float32 C of 17-48 columns: auto against wgmma's 32- and 48-column blocks;
 #   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
@@ -166,6 +167,15 @@ if part splits64; then  # float64's medium C and deep K: the 64 x 128 entry and 
   for k in 4 8 16 32; do c+=(--candidate "s$k={$S, \"KSPLIT\": $k}"); done
   TAILN=4 step splits64 240 python3 bench/gpu/wgmma_lead.py --dtype float64 --rounds 2 --json "$out/splits64.json" \
     --shapes 3000x200x3000,768x768x16384,1024x1024x16384 "${c[@]}"
+fi
+if part narrow32; then  # a float32 C of 17-48 columns: auto (tallskinny to 24 columns, wgmma's 128 x 64 after) against wgmma's 32- and 48-column blocks
+  W='"variant": "wgmma", "PAD": 0, "LEAD": 2, "KSPLIT": "model", "WGN": 1'
+  TAILN=10 step narrow32 300 python3 bench/gpu/wgmma_lead.py --dtype float32 --rounds 2 --json "$out/narrow32.json" \
+    --shapes 50000x32x1024,4096x32x4096,16384x32x4096,8192x28x8192,8192x40x8192,50000x40x4096,16384x48x2048,8192x24x8192,50000x20x4096 \
+    --candidate 'auto={"variant": "auto"}' \
+    --candidate "w32m2={$W, \"WN\": 32, \"WGM\": 2, \"KS\": 2}" --candidate "w32m1={$W, \"WN\": 32, \"WGM\": 1, \"KS\": 2}" \
+    --candidate "w48m1={$W, \"WN\": 48, \"WGM\": 1, \"KS\": 2}" --candidate "w64m2={$W, \"WN\": 64, \"WGM\": 2, \"KS\": 2}" \
+    --candidate "w64m1={$W, \"WN\": 64, \"WGM\": 1, \"KS\": 2}"
 fi
 if part wide64few; then  # a wide float64 C of fewer than 8 rows: the wide kernel (auto) against mma's 16 x 128 tile
   M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'

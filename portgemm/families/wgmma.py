@@ -24,9 +24,16 @@ def _tile(p: Params) -> tuple[int, int, int, int]:
     return 128 * p["WGM"] * p["WGN"], 64 * p["WGM"], p["WN"] * p["WGN"], 8 * p["KS"]
 
 
-@restriction("WN must be 64 or 128: the wgmma shapes the kernel spells out")
+@restriction("WN must be 32, 48, 64 or 128: the wgmma shapes the kernel spells out")
 def _spelled_out(p: Params) -> bool:
-    return p["WN"] in (64, 128)
+    return p["WN"] in (32, 48, 64, 128)
+
+
+@restriction("KS WN / (16 WGM), the values of B a work-item stages per slab, must be a "
+             "whole even number: they are staged in runs of 2 or 4")
+def _even_b_runs(p: Params) -> bool:
+    values, rest = divmod(p["KS"] * p["WN"], 16 * p["WGM"])
+    return rest == 0 and values % 2 == 0
 
 
 @restriction("PAD must be a multiple of 4: a row-major A's runs of 4 are stored as vectors")
@@ -38,6 +45,10 @@ def _vector_rows(p: Params) -> bool:
 # tile weighs it on sm_90: on an H100 it ran C of 32-64 columns 1.2-1.6x faster than the
 # 128 x 128 entry; bench/results/2026-11-26-hopper-narrow-tiles)
 NARROW = {"WN": 64, "WGM": 2, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2}
+# and a 64 x 32 tile (one warpgroup) for a C of 25-32 columns, which the 128 x 64 tile pads
+# 2x: on an H100 1.11-1.34x faster than it at four shapes; a 64 x 48 tile gained nothing
+# at 40-48 columns (bench/results/2026-11-26-hopper-fitted-tiles)
+NARROW_32 = dict(NARROW, WN=32, WGM=1)
 
 
 def runs_wgmma(device: Device) -> bool:
@@ -55,9 +66,9 @@ class Wgmma(Variant):
              "LEAD": [1, 2], "KSPLIT": [1]}
     defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4, "LEAD": 2, "KSPLIT": 1}
     flags = ("PAD",)
-    # slabs are staged evenly at any WGM, WGN, KS: 4 KS / WGN values of A and
-    # KS WN / (16 WGM) of B a work-item
-    restrictions = (_spelled_out, _vector_rows)
+    # slabs are staged in runs: 4 KS / WGN values of A and KS WN / (16 WGM) of B a
+    # work-item (whole and even at any WGM, WGN, KS where WN is 64 or 128)
+    restrictions = (_spelled_out, _vector_rows, _even_b_runs)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, _tile(params)[0]
@@ -87,8 +98,10 @@ class Wgmma(Variant):
         return {key: params[key] for key in ("WN", "WGM", "WGN", "KS", "PAD", "LEAD", "KSPLIT")}
 
     def presets_for(self, device: Device, itemsize: int = 4) -> list[tuple[str, dict]]:
-        """Where the instruction runs, in float32: the narrow tile (NARROW)."""
-        return [("narrow", dict(NARROW))] if itemsize == 4 and runs_wgmma(device) else []
+        """Where the instruction runs, in float32: the narrow tiles (NARROW, NARROW_32)."""
+        if itemsize != 4 or not runs_wgmma(device):
+            return []
+        return [("narrow", dict(NARROW)), ("narrow-32", dict(NARROW_32))]
 
     def block(self, params: Params) -> tuple[int, int, int]:
         return _tile(params)[1:]
