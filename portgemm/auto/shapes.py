@@ -116,8 +116,8 @@ def size_order(m: int, n: int, k: int) -> list[str]:
 # 32, bench/results/2026-11-22-h200-tall): on Intel's CPU runtime panel ran a wide C of
 # 10-16 rows 1.06-2.19x faster than tallskinny's rows as vectors (ROWVEC), 9 rows 0.87x
 # (bench/results/2026-11-26-cpu-xeon207-wide-rows), and tallskinny beat panel to 16
-# columns, not from 20 (bench/results/2026-11-23-cpu-zen5); on PoCL vec ran the wide shapes 1.3-5.9x
-# faster than wide, and a C of 8 columns 2x faster than tallskinny
+# columns, not from 20 (bench/results/2026-11-23-cpu-zen5); on PoCL vec ran the wide
+# shapes 1.3-5.9x faster than wide, and a C of 8 columns 2x faster than tallskinny
 # (bench/results/2026-11-22-skinny). The long side from 32 on Intel's runtime: with one
 # group a tile and no second launch, tallskinny ran a C of 1-16 columns and 32-256 rows
 # 1.1-5x faster than panel at K = 64-4096, and one of 1-16 rows and 32-256 columns as
