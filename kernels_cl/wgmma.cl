@@ -31,7 +31,7 @@
  * row 16 w + g + 8 ((i % 4) / 2), column 8 (i / 4) + 2 t + i % 2 (checked on an H200 by
  * bench/gpu/wgmma_probe.py).
  *
- * -D WN       columns of a warpgroup's block: 32, 48, 64 or 128 (wgmma's N)
+ * -D WN       columns of a warpgroup's block: 32, 48, 64, 80, 96 or 128 (wgmma's N)
  * -D WGM, WGN warpgroups of a work-group along M and N
  * -D KS       steps of 8 of K in one slab
  * -D PAD      extra values at the end of each row of As (bank spread): a multiple of 4
@@ -48,7 +48,7 @@
  */
 
 #ifndef WN
-#define WN 64       // columns of a warpgroup's block: 32, 48, 64 or 128
+#define WN 64       // columns of a warpgroup's block: 32, 48, 64, 80, 96 or 128
 #endif
 #ifndef WGM
 #define WGM 1       // warpgroups along M (64 rows each)
@@ -158,46 +158,67 @@ inline int b_index(const int k, const int n)
 }
 
 #if WGMMA_PTX
+/* The instruction spelled out for each WN: WG_SHAPE, its ND accumulators' operands
+ * (WG_D, numbered from 0; WG_OUT, bound to d[]) and where a's 4 registers, b and the
+ * accumulate flag follow them (WG_REST, WG_FLAG). */
 #define F8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
               "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define D16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
 #define D24 D16 ", %16, %17, %18, %19, %20, %21, %22, %23"
 #define D32 D24 ", %24, %25, %26, %27, %28, %29, %30, %31"
-#define D64 D32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, " \
-            "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, " \
+#define D40 D32 ", %32, %33, %34, %35, %36, %37, %38, %39"
+#define D48 D40 ", %40, %41, %42, %43, %44, %45, %46, %47"
+#define D64 D48 ", %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, " \
             "%62, %63"
+#if WN == 32
+#define WG_SHAPE "m64n32k8"
+#define WG_D D16
+#define WG_OUT F8(0), F8(8)
+#define WG_REST "{%16, %17, %18, %19}, %20"
+#define WG_FLAG "%21"
+#elif WN == 48
+#define WG_SHAPE "m64n48k8"
+#define WG_D D24
+#define WG_OUT F8(0), F8(8), F8(16)
+#define WG_REST "{%24, %25, %26, %27}, %28"
+#define WG_FLAG "%29"
+#elif WN == 64
+#define WG_SHAPE "m64n64k8"
+#define WG_D D32
+#define WG_OUT F8(0), F8(8), F8(16), F8(24)
+#define WG_REST "{%32, %33, %34, %35}, %36"
+#define WG_FLAG "%37"
+#elif WN == 80
+#define WG_SHAPE "m64n80k8"
+#define WG_D D40
+#define WG_OUT F8(0), F8(8), F8(16), F8(24), F8(32)
+#define WG_REST "{%40, %41, %42, %43}, %44"
+#define WG_FLAG "%45"
+#elif WN == 96
+#define WG_SHAPE "m64n96k8"
+#define WG_D D48
+#define WG_OUT F8(0), F8(8), F8(16), F8(24), F8(32), F8(40)
+#define WG_REST "{%48, %49, %50, %51}, %52"
+#define WG_FLAG "%53"
+#elif WN == 128
+#define WG_SHAPE "m64n128k8"
+#define WG_D D64
+#define WG_OUT F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
+#define WG_REST "{%64, %65, %66, %67}, %68"
+#define WG_FLAG "%69"
+#else
+#error "WN must be 32, 48, 64, 80, 96 or 128"
+#endif
 
 /* d = a b (+ d when accumulate) for the warpgroup's 64 x WN block and one step of 8:
  * a this work-item's fragment, b through the descriptor */
 inline void wgmma(float d[ND], const uint a[4], const ulong b, const int accumulate)
 {
-#if WN == 32
-    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %21, 0; "
-                 "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 {" D16 "}, "
-                 "{%16, %17, %18, %19}, %20, p, 1, 1; }"
-                 : F8(0), F8(8)
+    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, " WG_FLAG ", 0; "
+                 "wgmma.mma_async.sync.aligned." WG_SHAPE ".f32.tf32.tf32 {" WG_D "}, "
+                 WG_REST ", p, 1, 1; }"
+                 : WG_OUT
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-#elif WN == 48
-    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %29, 0; "
-                 "wgmma.mma_async.sync.aligned.m64n48k8.f32.tf32.tf32 {" D24 "}, "
-                 "{%24, %25, %26, %27}, %28, p, 1, 1; }"
-                 : F8(0), F8(8), F8(16)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-#elif WN == 64
-    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %37, 0; "
-                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" D32 "}, "
-                 "{%32, %33, %34, %35}, %36, p, 1, 1; }"
-                 : F8(0), F8(8), F8(16), F8(24)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-#elif WN == 128
-    asm volatile(SM90A "{ .reg .pred p; setp.ne.b32 p, %69, 0; "
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" D64 "}, "
-                 "{%64, %65, %66, %67}, %68, p, 1, 1; }"
-                 : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-#else
-#error "WN must be 32, 48, 64 or 128"
-#endif
 }
 
 /* the matrix descriptor of B's cores from base: no swizzle, LBO 128 bytes, SBO 32 BK */
@@ -255,17 +276,8 @@ inline void products_start(float part[ND], __local const float As[BM][BK + PAD],
  * reads them only after it (the instruction writes them behind its back). */
 inline void products_wait(float d[ND])
 {
-#if WGMMA_PTX && WN == 32
-    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : F8(0), F8(8) :: "memory");
-#elif WGMMA_PTX && WN == 48
-    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : F8(0), F8(8), F8(16)
-                 :: "memory");
-#elif WGMMA_PTX && WN == 64
-    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : F8(0), F8(8), F8(16), F8(24)
-                 :: "memory");
-#elif WGMMA_PTX
-    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;"
-                 : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56) :: "memory");
+#if WGMMA_PTX
+    asm volatile(SM90A "wgmma.wait_group.sync.aligned 0;" : WG_OUT :: "memory");
 #endif
 }
 

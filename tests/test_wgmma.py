@@ -27,6 +27,8 @@ PARAMS = {
     "n32": {"WN": 32, "WGM": 2, "KS": 2, "PAD": 0, "KSPLIT": 2},  # 128 x 32
     "n48": {"WN": 48, "KS": 2, "LEAD": 1},                        # 64 x 48
     "n32-along-n": {"WN": 32, "WGN": 2, "KS": 2},                 # 64 x 64 in two blocks
+    "n80": {"WN": 80, "KS": 2, "PAD": 0},                         # 64 x 80
+    "n96": {"WN": 96, "WGM": 2, "KS": 2, "KSPLIT": 2},            # 128 x 96
 }
 
 
@@ -68,8 +70,8 @@ def test_float64_is_refused(any_device):
 
 
 def test_shapes_the_kernel_lacks_are_refused():
-    with pytest.raises(portgemm.ParameterError, match="32, 48, 64 or 128"):
-        get_variant("wgmma").resolve({"WN": 96})
+    with pytest.raises(portgemm.ParameterError, match="32, 48, 64, 80, 96 or 128"):
+        get_variant("wgmma").resolve({"WN": 72})
     # 48 columns, 2 warpgroups down M, slabs of 16: 3 values of B a work-item
     with pytest.raises(portgemm.ParameterError, match="whole even number"):
         get_variant("wgmma").resolve({"WN": 48, "WGM": 2, "KS": 2})

@@ -21,6 +21,7 @@
 #   fit8    a float64 C of 8-12 columns: tallskinny against 128 x 8 and 128 x 16;
 #   splits64 float64's 64 x 128 and 64 x 64 tiles at splits around the model's (3000 x 200 x 3000, deep K);
 #   narrow32 a float32 C of 17-48 columns: auto against wgmma's 32- and 48-column blocks;
+#   narrow96 a float32 C of 65-96 columns: auto against wgmma's 80- and 96-column blocks;
 #   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
@@ -176,6 +177,14 @@ if part narrow32; then  # a float32 C of 17-48 columns: auto (tallskinny to 24 c
     --candidate "w32m2={$W, \"WN\": 32, \"WGM\": 2, \"KS\": 2}" --candidate "w32m1={$W, \"WN\": 32, \"WGM\": 1, \"KS\": 2}" \
     --candidate "w48m1={$W, \"WN\": 48, \"WGM\": 1, \"KS\": 2}" --candidate "w64m2={$W, \"WN\": 64, \"WGM\": 2, \"KS\": 2}" \
     --candidate "w64m1={$W, \"WN\": 64, \"WGM\": 1, \"KS\": 2}"
+fi
+if part narrow96; then  # a float32 C of 65-96 columns: auto (wgmma's 128 x 128) against wgmma's 80- and 96-column blocks
+  W='"variant": "wgmma", "PAD": 0, "LEAD": 2, "KSPLIT": "model", "WGN": 1, "KS": 2'
+  TAILN=8 step narrow96 300 python3 bench/gpu/wgmma_lead.py --dtype float32 --rounds 2 --json "$out/narrow96.json" \
+    --shapes 16384x80x4096,8192x96x8192,50000x72x1024,4096x96x4096,16384x88x2048,8192x80x8192 \
+    --candidate 'auto={"variant": "auto"}' \
+    --candidate "w96m2={$W, \"WN\": 96, \"WGM\": 2}" --candidate "w96m1={$W, \"WN\": 96, \"WGM\": 1}" \
+    --candidate "w80m1={$W, \"WN\": 80, \"WGM\": 1}" --candidate "w64m2={$W, \"WN\": 64, \"WGM\": 2}"
 fi
 if part wide64few; then  # a wide float64 C of fewer than 8 rows: the wide kernel (auto) against mma's 16 x 128 tile
   M='"variant": "mma", "PAD": 4, "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "ASYNC_STAGES": 2'

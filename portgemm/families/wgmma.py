@@ -24,9 +24,9 @@ def _tile(p: Params) -> tuple[int, int, int, int]:
     return 128 * p["WGM"] * p["WGN"], 64 * p["WGM"], p["WN"] * p["WGN"], 8 * p["KS"]
 
 
-@restriction("WN must be 32, 48, 64 or 128: the wgmma shapes the kernel spells out")
+@restriction("WN must be 32, 48, 64, 80, 96 or 128: the wgmma shapes the kernel spells out")
 def _spelled_out(p: Params) -> bool:
-    return p["WN"] in (32, 48, 64, 128)
+    return p["WN"] in (32, 48, 64, 80, 96, 128)
 
 
 @restriction("KS WN / (16 WGM), the values of B a work-item stages per slab, must be a "
