@@ -1,6 +1,7 @@
 """auto on a CPU device for operands of any layout, numpy timed turn about with it
-(portgemm.bench.runner.turn_about), through the public API only, so that the same script
-times an older tree (PYTHONPATH=OLD_TREE) as well as this one:
+(portgemm.bench.runner.turn_about), or with --alone no numpy at all, through the public
+API only, so that the same script times an older tree (PYTHONPATH=OLD_TREE) as well as
+this one:
 
     for r in 1 2 3; do for tree in /tmp/old .; do
         PYTHONPATH=$tree python bench/auto_turns.py --layout CF --sizes 1x4096x4096,... \
@@ -35,8 +36,13 @@ def run(args):
         ref = a.astype(np.float64) @ b
         first = portgemm.gemm(a, b, device=device)
         error = float(np.linalg.norm(first.c - ref) / np.linalg.norm(ref))
-        runs, numpy_ms = turn_about(lambda: portgemm.gemm(a, b, device=device),
-                                    numpy_call_ms(a, b), args.reps)
+        if args.alone:  # no numpy in the process: nothing of OpenBLAS's threads about
+            for _ in range(2):
+                portgemm.gemm(a, b, device=device)
+            runs, numpy_ms = [portgemm.gemm(a, b, device=device) for _ in range(args.reps)], [0.0]
+        else:
+            runs, numpy_ms = turn_about(lambda: portgemm.gemm(a, b, device=device),
+                                        numpy_call_ms(a, b), args.reps)
         row = {"size": f"{m}x{n}x{k}", "layout": args.layout, "variant": first.variant,
                "params": first.params, "wall_ms": statistics.median(r.wall_ms for r in runs),
                "kernel_ms": statistics.median(r.kernel_ms for r in runs),
@@ -89,6 +95,8 @@ def main():
     parser.add_argument("--layout", default="CC", choices=["CC", "CF", "FC", "FF"])
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--alone", action="store_true",
+                        help="time portgemm only, no numpy in the process (its share is 0)")
     if "OPENBLAS_CORETYPE" in os.environ:
         print("note: OPENBLAS_CORETYPE is set; numpy runs slower than it can")
     run(parser.parse_args())

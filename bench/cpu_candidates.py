@@ -1,7 +1,8 @@
 """Candidates on one shape on a CPU device beside numpy, in rounds: each round times auto
 and every candidate (the best of 3 calls after one warm-up, wall time of the whole
 call, numpy in and out) and then numpy, so that the machine's drift falls on all of
-them within a round.
+them within a round. Each one starts after a pause (the bench's SETTLE_S), so that
+OpenBLAS's threads, which spin for about 0.1 s after a call, have stopped.
 
     python bench/cpu_candidates.py 16x4096x4096 panel \
         'panel={"tile_y": 8, "tile_x": 3, "wg_x": 16, "KC": 128, "MB": 256, "PACKED": 0, "PACK_A": 0}'
@@ -18,9 +19,11 @@ import time
 import numpy as np
 
 import portgemm
+from portgemm.bench.runner import SETTLE_S
 
 
 def best_ms(call, runs=3):
+    time.sleep(SETTLE_S)
     call()  # warm-up: builds, pools
     times = []
     for _ in range(runs):
