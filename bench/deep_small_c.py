@@ -1,6 +1,6 @@
 """A deep K under a small C on a CPU: tallskinny (its bandwidth model's parameters) against
 panel (the model's), kernel time, in turn, numpy timed beside them; the edge
-``portgemm/auto/shapes.py: CPU_DEEP_OUTPUT`` draws between them.
+``portgemm/auto/shapes.py: CPU_DEEP_SIDE`` draws between them.
 
     python bench/deep_small_c.py [--device intel] [--rounds 3] --sizes 64x64x8192,256x256x8192
 """

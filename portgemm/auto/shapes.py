@@ -125,13 +125,12 @@ def size_order(m: int, n: int, k: int) -> list[str]:
 SKINNY_LIMITS = {"work-item-vectorising": (9, 16, 32), "code-vectorising": (0, 0, SKINNY_LONG)}
 
 
-# A deep-K C of at most this many values, neither side longer than CPU_DEEP_SIDE, is
-# tall-skinny on Intel's CPU runtime: tallskinny's rows as vectors ran 100 x 100 x 10000
-# to 256 x 256 x 8192 1.1-4x faster than panel there, 384 x 384 x 8192 1.3x slower
-# (bench/results/2026-11-23-cpu-zen5); a C as long as 512-4096 on a side ran
-# 1.38-2.37x faster in panel (32 x 2048 x 8192, 128 x 512 x 8192, 1024 x 64 x 8192,
-# 16 x 4096 x 4096: bench/results/2026-11-26-cpu-xeon207-wide-rows)
-CPU_DEEP_OUTPUT = 256 * 256
+# A deep-K C with neither side longer than this is tall-skinny on Intel's CPU runtime:
+# tallskinny's rows as vectors ran 100 x 100 x 10000 to 256 x 256 x 8192 1.1-4x faster
+# than panel there, 384 x 384 x 8192 1.3x slower (bench/results/2026-11-23-cpu-zen5); a C
+# of at most 256^2 values but 512-4096 long on a side ran 1.38-2.37x faster in panel
+# (32 x 2048 x 8192, 128 x 512 x 8192, 1024 x 64 x 8192, 16 x 4096 x 4096:
+# bench/results/2026-11-26-cpu-xeon207-wide-rows)
 CPU_DEEP_SIDE = 256
 
 
@@ -141,10 +140,9 @@ def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
     a small C tall-skinny."""
     kind = compiler_kind(device)
     own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, GPU_SKINNY))
-    if (own == "deep-k" and kind == "work-item-vectorising" and m * n <= CPU_DEEP_OUTPUT
-            and max(m, n) <= CPU_DEEP_SIDE):
-        return "tall-skinny", (f"{why}; C of {m} x {n} values (<= {CPU_DEEP_OUTPUT}, sides <= "
-                               f"{CPU_DEEP_SIDE}) is tall-skinny on a {kind} compiler")
+    if own == "deep-k" and kind == "work-item-vectorising" and max(m, n) <= CPU_DEEP_SIDE:
+        return "tall-skinny", (f"{why}; a C of {m} x {n} (sides <= {CPU_DEEP_SIDE}) is "
+                               f"tall-skinny on a {kind} compiler")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +
