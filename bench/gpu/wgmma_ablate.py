@@ -28,7 +28,9 @@ mma's: none, staging, barrier (as above; the register path), fragments (A's frag
 not read from local memory), and with ASYNC_STAGES: copies (no slab requested in the loop),
 asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
 elementb (B's rows copied value by value, not in 16-byte pieces where aligned), ca16
-(B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg). valuereads: A's rows in order and
+(B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg), acopies (A's values never
+copied), bcopies (B's never: neither its pieces nor, with BULK, its rows, whose mbarrier is
+then only arrived at). valuereads: A's rows in order and
 its fragments read value by value (float32's way; float64's before 2026-11-26).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
@@ -130,6 +132,13 @@ MMA_ABLATIONS = {
     "asyncwait": [(MMA_ASYNC_WAIT, "")],
     "ca16": [("cp.async.cg.shared.global [%0], [%1], 16, %2;",
               "cp.async.ca.shared.global [%0], [%1], 16, %2;")],
+    "acopies": [("        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(row, min(k, K - 1)), k < K);\n",
+                 "")],
+    "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);\n", ""),
+                ("            BULK_EXPECT(landed, BK * BN * (int)sizeof(REAL));\n",
+                 "            BULK_ARRIVE(landed);\n"),
+                ("            BULK_COPY(&Bs[0][tid][0], B + (long)(k0 + tid) * ldb + n0,\n"
+                 "                      BN * (int)sizeof(REAL), landed);\n", "")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
 }
