@@ -30,7 +30,9 @@ asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a ra
 elementb (B's rows copied value by value, not in 16-byte pieces where aligned), ca16
 (B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg), acopies (A's values never
 copied), bcopies (B's never: neither its pieces nor, with BULK, its rows, whose mbarrier is
-then only arrived at). valuereads: A's rows in order and
+then only arrived at); with BULK: bulknowait (no wait for the mbarrier: a race),
+bulkwaitone (one work-item waits, the barrier after it tells the rest), bulkptxloop (the
+wait's loop inside the PTX, not around it). valuereads: A's rows in order and
 its fragments read value by value (float32's way; float64's before 2026-11-26).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
@@ -139,6 +141,17 @@ MMA_ABLATIONS = {
                  "            BULK_ARRIVE(landed);\n"),
                 ("            BULK_COPY(&Bs[0][tid][0], B + (long)(k0 + tid) * ldb + n0,\n"
                  "                      BN * (int)sizeof(REAL), landed);\n", "")],
+    "bulknowait": [("#define MMA_LANDED(s, tile) BULK_WAIT(", "#define MMA_LANDED(s, tile) (void)(")],
+    "bulkwaitone": [("#define MMA_LANDED(s, tile) BULK_WAIT(",
+                     "#define MMA_LANDED(s, tile) if (tid == 0) BULK_WAIT(")],
+    "bulkptxloop": [("""    uint done = 0;
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }\\n"
+                     : "=r"(done) : "r"(BULK_SHARED(bar)), "r"(parity) : "memory");""",
+                     """    asm volatile("{ .reg .pred p; WAIT_AGAIN: "
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra WAIT_AGAIN; }\\n"
+                 :: "r"(BULK_SHARED(bar)), "r"(parity) : "memory");""")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
 }
