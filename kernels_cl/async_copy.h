@@ -66,61 +66,13 @@
 #endif
 #define CP_ASYNC_ONE(dst, src) PG_CAT(CP_ASYNC_, CP_REAL_BYTES)(dst, src)
 
-/* Bulk copies: a whole run of bytes (a multiple of 16, both ends 16-byte aligned) from
- * global to local memory by one work-item's single request, which the copy engine carries
- * out (PTX's cp.async.bulk, sm_90), its completion counted in bytes on an mbarrier in
- * local memory (an ulong) rather than in the work-item's groups of CP_ASYNC:
- *   BULK_INIT(bar)                  one work-item, before any use, then a barrier
- *   BULK_EXPECT(bar, bytes)         one work-item a phase: this phase's copies bring bytes
- *   BULK_ARRIVE(bar)                the same where the phase has no bulk copies
- *   BULK_COPY(dst, src, bytes, bar) any work-item, after the fence below
- *   BULK_FENCE()                    orders this work-item's earlier accesses of local
- *                                   memory before the copy engine's writes
- *   BULK_WAIT(bar, parity)          every work-item: until the phase of that parity is done
- * Elsewhere BULK_COPY copies the bytes itself and the rest do nothing: a barrier after the
- * wait makes the values visible, as it does for the copy engine's. */
-#if PORTGEMM_PTX && PORTGEMM_SM >= 90
-#define BULK_SHARED(p) ((uint)(size_t)(p))
-#define BULK_INIT(bar) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"             \
-    "fence.mbarrier_init.release.cluster;\n" :: "r"(BULK_SHARED(bar)) : "memory")
-#define BULK_EXPECT(bar, bytes)                                                          \
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"              \
-        :: "r"(BULK_SHARED(bar)), "r"(bytes) : "memory")
-#define BULK_ARRIVE(bar) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n"        \
-    :: "r"(BULK_SHARED(bar)) : "memory")
-#define BULK_FENCE() asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory")
-#define BULK_COPY(dst, src, bytes, bar)                                                  \
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "    \
-                 "[%0], [%1], %2, [%3];\n"                                               \
-        :: "r"(BULK_SHARED(dst)), "l"(src), "r"(bytes), "r"(BULK_SHARED(bar)) : "memory")
-#define BULK_WAIT(bar, parity) bulk_wait_parity(bar, parity)
-inline void bulk_wait_parity(__local ulong *bar, const uint parity)
-{
-    uint done = 0;
-    while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-                     "selp.u32 %0, 1, 0, p; }\n"
-                     : "=r"(done) : "r"(BULK_SHARED(bar)), "r"(parity) : "memory");
-}
-#else
-#define BULK_INIT(bar)
-#define BULK_EXPECT(bar, bytes)
-#define BULK_ARRIVE(bar)
-#define BULK_FENCE()
-#define BULK_COPY(dst, src, bytes, bar)                                                  \
-    { for (int e_ = 0; e_ < (int)((bytes) / sizeof(REAL)); ++e_) (dst)[e_] = (src)[e_]; }
-#define BULK_WAIT(bar, parity)
-#endif
-
 /* The pipeline over slabs 0 .. SLABS - 1: slab s lives in local tile s % ASYNC_STAGES,
- * is requested ASYNC_STAGES - 1 slabs ahead by REQUEST(s, tile), waited for by
- * CP_ASYNC_WAIT_OLDER and LANDED(s, tile) (bulk copies' mbarrier; or nothing) and
- * multiplied by COMPUTE(tile) (CP_NO_BULK: a pipeline of CP_ASYNC copies only). A group of copies is committed for every slot, empty or not, so that
+ * is requested ASYNC_STAGES - 1 slabs ahead by REQUEST(s, tile) and multiplied by
+ * COMPUTE(tile). A group of copies is committed for every slot, empty or not, so that
  * CP_ASYNC_WAIT_OLDER always means "this slab has landed"; the barrier after it says so
  * for every work-item, and that every one is done with the last slab, whose tile the next
  * request reuses. Not waited for at the end (CP_ASYNC_WAIT_ALL). */
-#define CP_NO_BULK(s, tile)
-#define CP_ASYNC_PIPELINE(SLABS, REQUEST, LANDED, COMPUTE)                               \
+#define CP_ASYNC_PIPELINE(SLABS, REQUEST, COMPUTE)                                       \
     {                                                                                    \
         _Pragma("unroll")                                                                \
         for (int s_ = 0; s_ < ASYNC_STAGES - 1; ++s_) {                                  \
@@ -130,7 +82,6 @@ inline void bulk_wait_parity(__local ulong *bar, const uint parity)
         }                                                                                \
         for (int s_ = 0; s_ < (SLABS); ++s_) {                                           \
             CP_ASYNC_WAIT_OLDER();                                                       \
-            LANDED(s_, s_ % ASYNC_STAGES);                                               \
             barrier(CLK_LOCAL_MEM_FENCE);                                                \
             const int ahead_ = s_ + ASYNC_STAGES - 1;                                    \
             if (ahead_ < (SLABS))                                                        \

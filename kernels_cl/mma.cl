@@ -21,11 +21,7 @@
  * float32 splits its values as they are staged) the slabs go straight from global to
  * local memory instead, ASYNC_STAGES tiles deep, requested ASYNC_STAGES - 1 slabs ahead
  * (async_copy.h: cp.async on NVIDIA), so that no work-item waits for its loads before it
- * multiplies, as the register path does once a slab. With BULK as well, a row-major B's
- * slab goes as BK bulk copies of its rows (async_copy.h: cp.async.bulk, sm_90), one a
- * work-item, carried out by the copy engine and counted on an mbarrier per tile, where the
- * slab lies whole inside K and N and B's rows are 16-byte aligned (else by the copies
- * above): a handful of requests a slab instead of one for every 16 bytes of it.
+ * multiplies, as the register path does once a slab.
  *
  * A warp's fragments (lane = 4 g + t; the layouts PTX defines for both types, checked on
  * an H200 by bench/gpu/mma_probe.py):
@@ -49,7 +45,6 @@
  *             (float32; divides KS)
  * -D BUFFERS  local tiles, 2 or 1 (the register path)
  * -D ASYNC_STAGES  0: the register path; 2, 3 or 4: asynchronous copies, that many tiles
- * -D BULK     1: with ASYNC_STAGES, a row-major B's slabs by bulk copies of whole rows
  * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs (a C of few tiles)
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
  * never stored), steps past K read zeros; stores of C are guarded, a lane's two
@@ -85,9 +80,6 @@
 #ifndef ASYNC_STAGES
 #define ASYNC_STAGES 0  // 0: slabs through registers; 2-4: asynchronous copies (float64)
 #endif
-#ifndef BULK
-#define BULK 0      // 1: with ASYNC_STAGES, a row-major B's slab rows by bulk copies
-#endif
 #ifndef KSPLIT
 #define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
 #endif
@@ -114,7 +106,6 @@
 #endif
 #include "async_copy.h"
 #endif
-#define B_BULK (BULK && ASYNC_STAGES && !B_COLMAJOR)  /* B's rows lie whole in memory */
 
 #if MMA_PTX
 /* d = a b + d for one 16 x 8 x 8 tile, on the tensor cores */
@@ -254,7 +245,7 @@ inline void request_slab(const int k0, const int tid, const int m0, const int n0
                          const int M, const int N, const int K,
                          __global const REAL *restrict A, const int lda,
                          __global const REAL *restrict B, const int ldb, const int b_aligned,
-                         __local ulong *landed, __local REAL As[PARTS][BK][BM + PAD],
+                         __local REAL As[PARTS][BK][BM + PAD],
                          __local REAL Bs[PARTS][BK][BN + PAD])
 {
     for (int e = 0; e < LA; ++e) {
@@ -262,21 +253,6 @@ inline void request_slab(const int k0, const int tid, const int m0, const int n0
         const int row = min(m0 + at.x, M - 1), k = k0 + at.y;
         CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(row, min(k, K - 1)), k < K);
     }
-#if B_BULK
-    /* the same decision in every work-item: each tile's mbarrier completes one phase a slab */
-    if (b_aligned && n0 + BN <= N && k0 + BK <= K) {
-        if (tid == 0)
-            BULK_EXPECT(landed, BK * BN * (int)sizeof(REAL));
-        if (tid < BK) {
-            BULK_FENCE();
-            BULK_COPY(&Bs[0][tid][0], B + (long)(k0 + tid) * ldb + n0,
-                      BN * (int)sizeof(REAL), landed);
-        }
-        return;
-    }
-    if (tid == 0)
-        BULK_ARRIVE(landed);
-#endif
 #if B_PIECES
     for (int e = 0; e < LB / 2; ++e) {
         const int2 at = b_place(2 * (tid + e * WG));  /* the piece's first value */
@@ -363,23 +339,10 @@ void gemm(SPLIT_GEMM_ARGS)
 #if ASYNC_STAGES
     const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;
     /* slab s in tile s % ASYNC_STAGES, requested ASYNC_STAGES - 1 ahead (async_copy.h) */
-#if B_BULK
-    __local ulong landed[ASYNC_STAGES];  /* a tile's mbarrier: its slab's bulk copies */
-    if (tid == 0)
-        for (int i = 0; i < ASYNC_STAGES; ++i)
-            BULK_INIT(&landed[i]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* the tile's n-th slab (s / ASYNC_STAGES) completes its mbarrier's phase of parity n % 2 */
-#define MMA_LANDED(s, tile) BULK_WAIT(&landed[tile], (uint)((s) / ASYNC_STAGES) & 1)
-#define MMA_LANDED_AT(tile) (landed + (tile))
-#else
-#define MMA_LANDED CP_NO_BULK
-#define MMA_LANDED_AT(tile) ((__local ulong *)0)
-#endif
 #define MMA_REQUEST(s, tile) request_slab((s) * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, \
-                                          b_aligned, MMA_LANDED_AT(tile), As[tile], Bs[tile])
+                                          b_aligned, As[tile], Bs[tile])
 #define MMA_MULTIPLY(tile) multiply_slab(acc, As[tile], Bs[tile], scratch, wm, wn, g, t)
-    CP_ASYNC_PIPELINE(slabs, MMA_REQUEST, MMA_LANDED, MMA_MULTIPLY);
+    CP_ASYNC_PIPELINE(slabs, MMA_REQUEST, MMA_MULTIPLY);
 #else
     REAL ra[LA], rb[LB];
     load_a(ra, 0, tid, m0, M, K, A, lda);

@@ -29,10 +29,7 @@ not read from local memory), and with ASYNC_STAGES: copies (no slab requested in
 asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
 elementb (B's rows copied value by value, not in 16-byte pieces where aligned), ca16
 (B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg), acopies (A's values never
-copied), bcopies (B's never: neither its pieces nor, with BULK, its rows, whose mbarrier is
-then only arrived at); with BULK: bulknowait (no wait for the mbarrier: a race),
-bulkwaitone (one work-item waits, the barrier after it tells the rest), bulkptxloop (the
-wait's loop inside the PTX, not around it). valuereads: A's rows in order and
+copied), bcopies (B's pieces never copied). valuereads: A's rows in order and
 its fragments read value by value (float32's way; float64's before 2026-11-26).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
@@ -136,22 +133,7 @@ MMA_ABLATIONS = {
               "cp.async.ca.shared.global [%0], [%1], 16, %2;")],
     "acopies": [("        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(row, min(k, K - 1)), k < K);\n",
                  "")],
-    "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);\n", ""),
-                ("            BULK_EXPECT(landed, BK * BN * (int)sizeof(REAL));\n",
-                 "            BULK_ARRIVE(landed);\n"),
-                ("            BULK_COPY(&Bs[0][tid][0], B + (long)(k0 + tid) * ldb + n0,\n"
-                 "                      BN * (int)sizeof(REAL), landed);\n", "")],
-    "bulknowait": [("#define MMA_LANDED(s, tile) BULK_WAIT(", "#define MMA_LANDED(s, tile) (void)(")],
-    "bulkwaitone": [("#define MMA_LANDED(s, tile) BULK_WAIT(",
-                     "#define MMA_LANDED(s, tile) if (tid == 0) BULK_WAIT(")],
-    "bulkptxloop": [("""    uint done = 0;
-    while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-                     "selp.u32 %0, 1, 0, p; }\\n"
-                     : "=r"(done) : "r"(BULK_SHARED(bar)), "r"(parity) : "memory");""",
-                     """    asm volatile("{ .reg .pred p; WAIT_AGAIN: "
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra WAIT_AGAIN; }\\n"
-                 :: "r"(BULK_SHARED(bar)), "r"(parity) : "memory");""")],
+    "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);\n", "")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
 }

@@ -4,8 +4,7 @@ A work-group of ``WM`` x ``WN`` warps computes a (16 ``MT`` ``WM``) x (8 ``NT`` 
 C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with ``mma.sync.m16n8k8`` per tile and step of
 8 of K; slabs of 8 ``KS`` steps of K are staged in local memory, through registers
 (``BUFFERS`` 2: double-buffered) or, in float64 with ``ASYNC_STAGES`` 2-4, by
-asynchronous copies that many slabs deep (``cp.async`` on NVIDIA; with ``BULK`` a
-row-major B's rows by bulk copies, ``cp.async.bulk``); in float32 ``SUMS``
+asynchronous copies that many slabs deep (``cp.async`` on NVIDIA); in float32 ``SUMS``
 steps at a time are summed on the tensor cores before float32 accumulators take them.
 ``KSPLIT`` > 1 cuts K into that many runs, one layer of work-groups each, whose partial
 products are summed in order (kernels_cl/splitk.h): for a C of too few tiles to fill the
@@ -112,11 +111,6 @@ def _async_depth(p: Params) -> bool:
     return p["ASYNC_STAGES"] in ASYNC_DEPTHS and not (p["ASYNC_STAGES"] and p["BUFFERS"] != 2)
 
 
-@restriction("BULK needs ASYNC_STAGES: bulk copies are a form of the asynchronous ones")
-def _bulk_is_async(p: Params) -> bool:
-    return not p["BULK"] or p["ASYNC_STAGES"] > 0
-
-
 @restriction("PAD must be even: float64 reads a lane's values of A in 16-byte pairs, "
              "and copies B in 16-byte pieces")
 def _even_pad(p: Params) -> bool:
@@ -140,9 +134,9 @@ class Mma(Variant):
              "BUFFERS": [1, 2], "ASYNC_STAGES": [0, 3],
              "KSPLIT": [1]}  # split-K is for a C of few tiles: auto's model sets it
     defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8, "SUMS": 1, "BUFFERS": 2,
-                "ASYNC_STAGES": 0, "BULK": 0, "KSPLIT": 1}
-    flags = ("PAD", "ASYNC_STAGES", "BULK")
-    restrictions = (_even_staging, _sums_divide_slab, _async_depth, _bulk_is_async, _even_pad)
+                "ASYNC_STAGES": 0, "KSPLIT": 1}
+    flags = ("PAD", "ASYNC_STAGES")
+    restrictions = (_even_staging, _sums_divide_slab, _async_depth, _even_pad)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, _tile(params)[0]
@@ -167,15 +161,11 @@ class Mma(Variant):
 
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
         """The tiles (:func:`tiles` of them; float32: both parts), and where the fragments
-        are multiplied with multiply-adds (``emulated``) each warp's scratch for them, else
-        with BULK an mbarrier a tile (elsewhere bulk copies are plain ones, and the
-        compiler drops the unused mbarriers)."""
+        are multiplied with multiply-adds (``emulated``) each warp's scratch for them."""
         _, bm, bn, bk = _tile(params)
         slabs = tiles(params) * parts(itemsize) * bk * (bm + bn + 2 * params["PAD"])
-        if emulated:
-            extra = params["WM"] * params["WN"] * (params["MT"] * 16 + params["NT"] * 8) * 8
-            return (slabs + extra) * itemsize
-        return slabs * itemsize + (8 * params["ASYNC_STAGES"] if params["BULK"] else 0)
+        scratch = params["WM"] * params["WN"] * (params["MT"] * 16 + params["NT"] * 8) * 8
+        return (slabs + (scratch if emulated else 0)) * itemsize
 
     def local_mem_bytes_on(self, device: Device, params: Params, itemsize: int) -> int:
         return self.local_mem_bytes(params, itemsize, emulated(device, itemsize))
@@ -194,7 +184,7 @@ class Mma(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD", "SUMS",
-                                            "BUFFERS", "ASYNC_STAGES", "BULK", "KSPLIT")}
+                                            "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
         """Where the tensor cores run the element size (skinny_tiles): in float64 the
