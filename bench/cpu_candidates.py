@@ -39,12 +39,13 @@ def main():
     parser.add_argument("candidates", nargs="*", help="VARIANT or VARIANT=JSON")
     parser.add_argument("--device", default="intel")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     args = parser.parse_args()
     device = portgemm.select_device(args.device)
     m, n, k = map(int, args.size.split("x"))
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((m, k), dtype=np.float32)
-    b = rng.standard_normal((k, n), dtype=np.float32)
+    a = rng.standard_normal((m, k)).astype(args.dtype)
+    b = rng.standard_normal((k, n)).astype(args.dtype)
     candidates = [("auto", None)] + [
         (item.split("=", 1)[0], json.loads(item.split("=", 1)[1]) if "=" in item else None)
         for item in args.candidates]
