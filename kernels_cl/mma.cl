@@ -29,16 +29,10 @@
  *   B, 8 x 8:  value i is row t + 4 i, column g
  *   C, 16 x 8: value i is row g + 8 (i / 2), column 2 t + i % 2
  * In float64 (A_PAIRS), within each 16 columns of As (rows of A), row r of A lies at
- * 2 (r % 8) + r / 8 (a_index): the rows g and g + 8 of a lane's A fragment lie side by side,
+ * 2 (r % 8) + r / 8 (a_col): the rows g and g + 8 of a lane's A fragment lie side by side,
  * and a lane reads its four values of A in two 16-byte reads, not four 8-byte ones. On an
  * H100 that was 2.5% faster in float64; in float32, whose pairs are 8 bytes, 4.5% slower,
  * so float32 keeps A's rows in order (bench/results/2026-11-26-h100-mma-async/10-pairs).
- * With A_ROWS (float64) As is m-major instead, A's rows as a row-major A holds them
- * (As[p][m][k], rows A_ROW values apart), so that its asynchronous copies move two values
- * (16 bytes) at a time; within each step of 8 the mma's column c of A, and row c of B, is
- * then k = 2 (c % 4) + c / 4 (a sum's order, which the product does not see), so that a
- * lane's values of columns t and t + 4 of a row lie side by side: two 16-byte reads again.
- * A_ROW is 8 mod 16 doubles, which keeps those reads free of bank conflicts.
  * With rows of As and Bs PAD values longer than the tile, a warp's fragment reads are free
  * of bank conflicts where the row stride is 4 mod 16 doubles (PAD = 4) or 8 mod 32 floats
  * (PAD = 8).
@@ -46,8 +40,7 @@
  * -D WM, WN   warps of a work-group along M and N
  * -D MT, NT   mma tiles of a warp along M (16 rows each) and N (8 columns each)
  * -D KS       steps of 8 of K in one slab (BK = 8 KS)
- * -D PAD      extra values at the end of each row of As (k-major) and Bs
- * -D A_ROWS   1: As m-major (float64; the text above)
+ * -D PAD      extra values at the end of each row of As and Bs
  * -D SUMS     steps of 8 of K whose products the tensor cores sum before a float32 add
  *             (float32; divides KS)
  * -D BUFFERS  local tiles, 2 or 1 (the register path)
@@ -87,9 +80,6 @@
 #ifndef ASYNC_STAGES
 #define ASYNC_STAGES 0  // 0: slabs through registers; 2-4: asynchronous copies (float64)
 #endif
-#ifndef A_ROWS
-#define A_ROWS 0    // 1: A's slab m-major in local memory (float64)
-#endif
 #ifndef KSPLIT
 #define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
 #endif
@@ -110,13 +100,6 @@
 #define PARTS (SPLIT_TF32 ? 2 : 1)  /* values staged an element: float32's two TF32 parts */
 #define TILES (ASYNC_STAGES ? ASYNC_STAGES : BUFFERS)  /* slabs in local memory at once */
 #define A_PAIRS USE_FP64  /* a lane reads its values of A in pairs (the text at the top) */
-#if A_ROWS && !USE_FP64
-#error "A_ROWS needs float64: its fragment reads are pairs of doubles"
-#endif
-/* values from one row of As to the next: m-major rows 8 mod 16 doubles long, k-major ones
- * PAD past the tile */
-#define A_ROW (A_ROWS ? BK + (24 - BK % 16) % 16 : BM + PAD)
-#define A_TILE (A_ROWS ? BM * A_ROW : BK * A_ROW)  /* values of one part of As */
 #if ASYNC_STAGES
 #if SPLIT_TF32
 #error "ASYNC_STAGES needs float64: float32 splits its values as they are staged"
@@ -221,35 +204,32 @@ inline void mma_steps(REAL acc[MT][NT][4], const REAL a[SUMS][PARTS][MT][4],
 #endif
 }
 
-/* tile[.] AT = v (AT: [k][j] in Bs, [index] in As): float32 stores its high and low TF32
- * parts (split once here, not in every warp that reads the value) */
+/* tile[.][k][j] = v: float32 stores its high and low TF32 parts (split once here, not
+ * in every warp that reads the value) */
 #if SPLIT_TF32
-#define PUT(tile, AT, v) do { const float hi_ = tf32(v); tile[0] AT = hi_; \
-                              tile[1] AT = tf32((v) - hi_); } while (0)
+#define PUT(tile, k, j, v) do { const float hi_ = tf32(v); tile[0][k][j] = hi_; \
+                                tile[1][k][j] = tf32((v) - hi_); } while (0)
 #else
-#define PUT(tile, AT, v) (tile[0] AT = (v))
+#define PUT(tile, k, j, v) (tile[0][k][j] = (v))
 #endif
 
-/* where value (k, mm) of the slab of A lies in a part of As (the text at the top says why):
- * m-major, or k-major with rows g and g + 8 of each 16 side by side (float64) */
-inline int a_index(const int k, const int mm)
+/* the column of As that row mm of the slab of A goes to (the text at the top says why) */
+inline int a_col(const int mm)
 {
-    if (A_ROWS)
-        return mm * A_ROW + k;
-    return k * A_ROW + (A_PAIRS ? (mm & ~15) | (mm & 7) << 1 | (mm >> 3 & 1) : mm);
+    return A_PAIRS ? (mm & ~15) | (mm & 7) << 1 | (mm >> 3 & 1) : mm;
 }
 
 inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
-                       __local REAL As[PARTS][A_TILE],
+                       __local REAL As[PARTS][BK][BM + PAD],
                        __local REAL Bs[PARTS][BK][BN + PAD])
 {
     for (int e = 0; e < LA; ++e) {
         const int2 at = a_place(tid + e * WG);
-        PUT(As, [a_index(at.y, at.x)], ra[e]);
+        PUT(As, at.y, a_col(at.x), ra[e]);
     }
     for (int e = 0; e < LB; ++e) {
         const int2 at = b_place(tid + e * WG);
-        PUT(Bs, [at.x][at.y], rb[e]);
+        PUT(Bs, at.x, at.y, rb[e]);
     }
 }
 
@@ -257,37 +237,22 @@ inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
 /* A row-major B's rows go in pieces of two values (16 bytes) along n, each a copy where B
  * is aligned (b_aligned: ldb and B's address allow it) and the piece inside N */
 #define B_PIECES (!B_COLMAJOR && PAD % 2 == 0 && (BK * BN / 2) % WG == 0)
-/* and a row-major A's rows, where As is m-major (A_ROWS), likewise along k (a_aligned) */
-#define A_PIECES (A_ROWS && !A_COLMAJOR && (BM * BK / 2) % WG == 0)
 
 /* Requests the slab of K from k0 straight into the local tiles, each value where
  * store_slab puts it (zeros past K; rows and columns past M or N read the last one); in
  * flight until waited for. */
 inline void request_slab(const int k0, const int tid, const int m0, const int n0,
                          const int M, const int N, const int K,
-                         __global const REAL *restrict A, const int lda, const int a_aligned,
+                         __global const REAL *restrict A, const int lda,
                          __global const REAL *restrict B, const int ldb, const int b_aligned,
-                         __local REAL As[PARTS][A_TILE], __local REAL Bs[PARTS][BK][BN + PAD])
+                         __local REAL As[PARTS][BK][BM + PAD],
+                         __local REAL Bs[PARTS][BK][BN + PAD])
 {
-#if A_PIECES
-    for (int e = 0; e < LA / 2; ++e) {
-        const int2 at = a_place(2 * (tid + e * WG));  /* the piece's first value */
-        const int row = min(m0 + at.x, M - 1), k = k0 + at.y;
-        __local REAL *dst = &As[0][a_index(at.y, at.x)];
-        if (a_aligned && k + 1 < K) {
-            CP_ASYNC_16_OR_ZERO(dst, A + (long)row * lda + k, true);
-        } else {
-            for (int j = 0; j < 2; ++j)
-                CP_ASYNC_ONE_OR_ZERO(dst + j, &A_AT(row, min(k + j, K - 1)), k + j < K);
-        }
-    }
-#else
     for (int e = 0; e < LA; ++e) {
         const int2 at = a_place(tid + e * WG);
         const int row = min(m0 + at.x, M - 1), k = k0 + at.y;
-        CP_ASYNC_ONE_OR_ZERO(&As[0][a_index(at.y, at.x)], &A_AT(row, min(k, K - 1)), k < K);
+        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(row, min(k, K - 1)), k < K);
     }
-#endif
 #if B_PIECES
     for (int e = 0; e < LB / 2; ++e) {
         const int2 at = b_place(2 * (tid + e * WG));  /* the piece's first value */
@@ -313,7 +278,7 @@ inline void request_slab(const int k0, const int tid, const int m0, const int n0
 
 /* acc += the slab in the local tiles As, Bs: each warp reads its fragments, SUMS steps of
  * 8 at a time, and multiplies them */
-inline void multiply_slab(REAL acc[MT][NT][4], __local const REAL As[PARTS][A_TILE],
+inline void multiply_slab(REAL acc[MT][NT][4], __local const REAL As[PARTS][BK][BM + PAD],
                           __local const REAL Bs[PARTS][BK][BN + PAD], __local REAL *scratch,
                           const int wm, const int wn, const int g, const int t)
 {
@@ -321,31 +286,23 @@ inline void multiply_slab(REAL acc[MT][NT][4], __local const REAL As[PARTS][A_TI
         REAL a[SUMS][PARTS][MT][4], b[SUMS][PARTS][NT][2];
         for (int s = 0; s < SUMS; ++s)
             for (int p = 0; p < PARTS; ++p) {
-                const int k8 = (ks + s) * 8;  /* the step's first k */
+                const int k = (ks + s) * 8 + t;
                 for (int mi = 0; mi < MT; ++mi) {
-                    const int m = wm + mi * 16 + g;
-#if A_ROWS
-                    for (int r = 0; r < 2; ++r) {  /* row g + 8 r: columns t, t + 4 (k 2 t, 2 t + 1) */
-                        const REAL2 pair = *(__local const REAL2 *)
-                            &As[p][a_index(k8 + 2 * t, m + 8 * r)];
-                        a[s][p][mi][r] = pair.x;
-                        a[s][p][mi][2 + r] = pair.y;
-                    }
-#elif A_PAIRS
+#if A_PAIRS
                     for (int h = 0; h < 2; ++h) {  /* column t + 4 h: rows g and g + 8 */
                         const REAL2 pair = *(__local const REAL2 *)
-                            &As[p][a_index(k8 + t + 4 * h, m)];
+                            &As[p][k + 4 * h][wm + mi * 16 + 2 * g];
                         a[s][p][mi][2 * h] = pair.x;
                         a[s][p][mi][2 * h + 1] = pair.y;
                     }
 #else
                     for (int i = 0; i < 4; ++i)
-                        a[s][p][mi][i] = As[p][a_index(k8 + t + 4 * (i / 2), m + 8 * (i % 2))];
+                        a[s][p][mi][i] = As[p][k + 4 * (i / 2)][wm + mi * 16 + g + 8 * (i % 2)];
 #endif
                 }
                 for (int ni = 0; ni < NT; ++ni)
-                    for (int i = 0; i < 2; ++i)  /* row t + 4 i of the step: k 2 t + i with A_ROWS */
-                        b[s][p][ni][i] = Bs[p][k8 + (A_ROWS ? 2 * t + i : t + 4 * i)][wn + ni * 8 + g];
+                    for (int i = 0; i < 2; ++i)
+                        b[s][p][ni][i] = Bs[p][k + 4 * i][wn + ni * 8 + g];
             }
         mma_steps(acc, a, b, scratch, g, t);
     }
@@ -355,8 +312,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void gemm(SPLIT_GEMM_ARGS)
 {
     SPLIT_K(BK);
-    /* 16-byte aligned: pairs are read from As, 16-byte copies land in As and Bs */
-    __local REAL As[TILES][PARTS][A_TILE] __attribute__((aligned(16)));
+    /* 16-byte aligned: pairs are read from As, 16-byte copies land in Bs */
+    __local REAL As[TILES][PARTS][BK][BM + PAD] __attribute__((aligned(16)));
     __local REAL Bs[TILES][PARTS][BK][BN + PAD] __attribute__((aligned(16)));
 #if MMA_PTX
     __local REAL *scratch = 0;
@@ -380,11 +337,10 @@ void gemm(SPLIT_GEMM_ARGS)
 
     const int slabs = (K + BK - 1) / BK;
 #if ASYNC_STAGES
-    const int a_aligned = lda % 2 == 0 && (size_t)A % 16 == 0;
     const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;
     /* slab s in tile s % ASYNC_STAGES, requested ASYNC_STAGES - 1 ahead (async_copy.h) */
-#define MMA_REQUEST(s, tile) request_slab((s) * BK, tid, m0, n0, M, N, K, A, lda, a_aligned, \
-                                          B, ldb, b_aligned, As[tile], Bs[tile])
+#define MMA_REQUEST(s, tile) request_slab((s) * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, \
+                                          b_aligned, As[tile], Bs[tile])
 #define MMA_MULTIPLY(tile) multiply_slab(acc, As[tile], Bs[tile], scratch, wm, wn, g, t)
     CP_ASYNC_PIPELINE(slabs, MMA_REQUEST, MMA_MULTIPLY);
 #else

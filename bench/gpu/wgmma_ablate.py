@@ -29,8 +29,7 @@ not read from local memory), and with ASYNC_STAGES: copies (no slab requested in
 asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
 elementb (B's rows copied value by value, not in 16-byte pieces where aligned), ca16
 (B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg), acopies (A's values never
-copied), bcopies (B's pieces never copied), elementa (with A_ROWS, A's rows copied value by
-value, not in 16-byte pieces). valuereads: A's rows in order and
+copied), bcopies (B's pieces never copied). valuereads: A's rows in order and
 its fragments read value by value (float32's way; float64's before 2026-11-26).
 
     python3 bench/gpu/wgmma_ablate.py [--shapes 4096x4096x4096:1,1024x1024x16384:4]
@@ -101,7 +100,7 @@ MMA_LOADS = ("            load_a(ra, (slab + 1) * BK, tid, m0, M, K, A, lda);\n"
              "            load_b(rb, (slab + 1) * BK, tid, n0, N, K, B, ldb);\n")
 MMA_STORE = "            store_slab(ra, rb, tid, As[BUFFERS - 1 - buf], Bs[BUFFERS - 1 - buf]);\n"
 MMA_FRAGMENTS = ("                        const REAL2 pair = *(__local const REAL2 *)\n"
-                 "                            &As[p][a_index(k8 + t + 4 * h, m)];\n")
+                 "                            &As[p][k + 4 * h][wm + mi * 16 + 2 * g];\n")
 ASYNC_COPY_H = (Path(__file__).resolve().parents[2] / "kernels_cl" / "async_copy.h").read_text()
 
 
@@ -124,7 +123,7 @@ MMA_ABLATIONS = {
     "barrier": [("        }\n        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n#endif\n",
                  "        }\n    }\n#endif\n")],
     "fragments": [(MMA_FRAGMENTS, "                        const REAL2 pair = (REAL2)(g, h);\n"),
-                  ("a[s][p][mi][i] = As[p][a_index(k8 + t + 4 * (i / 2), m + 8 * (i % 2))];",
+                  ("a[s][p][mi][i] = As[p][k + 4 * (i / 2)][wm + mi * 16 + g + 8 * (i % 2)];",
                    "a[s][p][mi][i] = (REAL)(g + i);")],
     "valuereads": [("#define A_PAIRS USE_FP64", "#define A_PAIRS 0")],
     "copies": [(MMA_REQUEST, "")],
@@ -132,14 +131,9 @@ MMA_ABLATIONS = {
     "asyncwait": [(MMA_ASYNC_WAIT, "")],
     "ca16": [("cp.async.cg.shared.global [%0], [%1], 16, %2;",
               "cp.async.ca.shared.global [%0], [%1], 16, %2;")],
-    "acopies": [("        CP_ASYNC_ONE_OR_ZERO(&As[0][a_index(at.y, at.x)], &A_AT(row, min(k, K - 1)), k < K);\n",
-                 ""),
-                ("            CP_ASYNC_16_OR_ZERO(dst, A + (long)row * lda + k, true);\n", ""),
-                ("                CP_ASYNC_ONE_OR_ZERO(dst + j, &A_AT(row, min(k + j, K - 1)), k + j < K);\n",
-                 "                ;\n")],
+    "acopies": [("        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(row, min(k, K - 1)), k < K);\n",
+                 "")],
     "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);\n", "")],
-    "elementa": [("    const int a_aligned = lda % 2 == 0 && (size_t)A % 16 == 0;\n",
-                  "    const int a_aligned = 0;\n")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
 }

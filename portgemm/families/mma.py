@@ -4,8 +4,7 @@ A work-group of ``WM`` x ``WN`` warps computes a (16 ``MT`` ``WM``) x (8 ``NT`` 
 C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with ``mma.sync.m16n8k8`` per tile and step of
 8 of K; slabs of 8 ``KS`` steps of K are staged in local memory, through registers
 (``BUFFERS`` 2: double-buffered) or, in float64 with ``ASYNC_STAGES`` 2-4, by
-asynchronous copies that many slabs deep (``cp.async`` on NVIDIA; with ``A_ROWS`` A's slab
-m-major, its copies two values at a time); in float32 ``SUMS``
+asynchronous copies that many slabs deep (``cp.async`` on NVIDIA); in float32 ``SUMS``
 steps at a time are summed on the tensor cores before float32 accumulators take them.
 ``KSPLIT`` > 1 cuts K into that many runs, one layer of work-groups each, whose partial
 products are summed in order (kernels_cl/splitk.h): for a C of too few tiles to fill the
@@ -125,13 +124,6 @@ def _even_staging(p: Params) -> bool:
     return (bm * bk) % wg == 0 and (bk * bn) % wg == 0
 
 
-def a_values(p: Params) -> int:
-    """Values of a slab of A in local memory (one part): m-major (``A_ROWS``) rows of BK
-    rounded to 8 mod 16 (mma.cl's A_ROW), or k-major rows of BM + PAD."""
-    _, bm, _, bk = _tile(p)
-    return bm * (bk + (24 - bk % 16) % 16) if p["A_ROWS"] else bk * (bm + p["PAD"])
-
-
 class Mma(Variant):
     name = "mma"
     source_file = "mma.cl"
@@ -142,8 +134,8 @@ class Mma(Variant):
              "BUFFERS": [1, 2], "ASYNC_STAGES": [0, 3],
              "KSPLIT": [1]}  # split-K is for a C of few tiles: auto's model sets it
     defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8, "SUMS": 1, "BUFFERS": 2,
-                "ASYNC_STAGES": 0, "A_ROWS": 0, "KSPLIT": 1}
-    flags = ("PAD", "ASYNC_STAGES", "A_ROWS")
+                "ASYNC_STAGES": 0, "KSPLIT": 1}
+    flags = ("PAD", "ASYNC_STAGES")
     restrictions = (_even_staging, _sums_divide_slab, _async_depth, _even_pad)
 
     def work_group(self, params: Params) -> tuple[int, int]:
@@ -170,8 +162,8 @@ class Mma(Variant):
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
         """The tiles (:func:`tiles` of them; float32: both parts), and where the fragments
         are multiplied with multiply-adds (``emulated``) each warp's scratch for them."""
-        _, _, bn, bk = _tile(params)
-        slabs = tiles(params) * parts(itemsize) * (a_values(params) + bk * (bn + params["PAD"]))
+        _, bm, bn, bk = _tile(params)
+        slabs = tiles(params) * parts(itemsize) * bk * (bm + bn + 2 * params["PAD"])
         scratch = params["WM"] * params["WN"] * (params["MT"] * 16 + params["NT"] * 8) * 8
         return (slabs + (scratch if emulated else 0)) * itemsize
 
@@ -183,8 +175,6 @@ class Mma(Variant):
         if params["ASYNC_STAGES"] and itemsize != 8:
             found.append("ASYNC_STAGES needs float64: float32's values are split into their "
                          "TF32 parts as they are staged, which a copy cannot do")
-        if params["A_ROWS"] and itemsize != 8:
-            found.append("A_ROWS needs float64: its fragments are read as pairs of doubles")
         if pocl_5_or_later(device):
             found.append("PoCL 5 leaves columns of C unwritten in mma's emulated fragments "
                          "(in some tilings and layouts, not the same from run to run), where "
@@ -194,7 +184,7 @@ class Mma(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD", "SUMS",
-                                            "BUFFERS", "ASYNC_STAGES", "A_ROWS", "KSPLIT")}
+                                            "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
         """Where the tensor cores run the element size (skinny_tiles): in float64 the
