@@ -12,7 +12,8 @@ import pytest
 
 import portgemm
 from portgemm.families import get_variant
-from portgemm.families.mma import WIDE_32_FLOAT32, WIDE_32_FLOAT64, tall_float64
+from portgemm.families.mma import (MEDIUM_FLOAT64, WIDE_32_FLOAT32, WIDE_32_FLOAT64,
+                                   tall_float64)
 
 from conftest import assert_close, reference, relative_error
 
@@ -33,6 +34,7 @@ PARAMS = {
     "tall-40-preset": tall_float64(40),  # an odd count of mma tiles across a warp
     "tall-56-preset-split": dict(tall_float64(56), KSPLIT=2),  # 48 KiB of slabs
     "wide-32-preset-split": dict(WIDE_32_FLOAT64, KSPLIT=2),  # auto's 32 x 128 tile
+    "medium-preset": MEDIUM_FLOAT64,  # auto's 64 x 96 tile
     "wide-32-float32-preset-split": dict(WIDE_32_FLOAT32, KSPLIT=2),  # its float32 form
 }
 ASYNC = [name for name, params in PARAMS.items() if params.get("ASYNC_STAGES")]
