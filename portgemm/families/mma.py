@@ -194,8 +194,8 @@ class Mma(Variant):
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
         """Where the tensor cores run the element size (skinny_tiles): in float64 the
-        tall tiles, 128 rows by each of TALL_WIDTHS, and the wide ones, 16 x 128 and
-        32 x 128; in float32 the wide ones."""
+        tall tiles, 128 rows by each of TALL_WIDTHS, the wide ones, 16 x 128 and
+        32 x 128, and the medium 64 x 96; in float32 the wide ones."""
         if not skinny_tiles(device, itemsize):
             return []
         if itemsize == 4:
