@@ -33,8 +33,8 @@ PARAMS = {
     "tall-32-preset-split": dict(tall_float64(32), KSPLIT=3),  # auto's 128 x 32 tile
     "tall-40-preset": tall_float64(40),  # an odd count of mma tiles across a warp
     "tall-56-preset-split": dict(tall_float64(56), KSPLIT=2),  # 48 KiB of slabs
-    "wide-32-preset-split": dict(WIDE_32_FLOAT64, KSPLIT=2),  # auto's 32 x 128 tile
     "medium-preset": MEDIUM_FLOAT64,  # auto's 64 x 96 tile
+    "wide-32-preset-split": dict(WIDE_32_FLOAT64, KSPLIT=2),  # auto's 32 x 128 tile
     "wide-32-float32-preset-split": dict(WIDE_32_FLOAT32, KSPLIT=2),  # its float32 form
 }
 ASYNC = [name for name, params in PARAMS.items() if params.get("ASYNC_STAGES")]

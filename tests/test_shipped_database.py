@@ -227,8 +227,15 @@ def test_float64_splits_k_on_the_tensor_cores(gpu, monkeypatch, tmp_path):
     few = choose(device, 48, 3000, 2000, 8)
     assert few.variant == "mma" and few.params["KSPLIT"] > 1 and "split-K model" in few.reason
     assert choose(device, 4096, 4096, 4096, 8).params["KSPLIT"] == 1
-    # a C of 170-192 columns over a deep K: mma's 64 x 96 tile, not four tall 128 x 48
-    # ones across it (on an H100 1.3-1.5x faster: bench/results/2026-11-26-h100-medium-n)
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_a_float64_c_of_170_to_192_columns_over_a_deep_k_takes_the_medium_tile(
+        gpu, monkeypatch, tmp_path):
+    """mma's 64 x 96 tile, not four tall 128 x 48 ones across C, each reading all of A
+    (on an H100 1.26-1.50x faster: bench/results/2026-11-26-h100-medium-n)."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
     for m, n, k in ((8192, 170, 8192), (8192, 192, 8192), (4096, 176, 8192)):
         medium = choose(device, m, n, k, 8)
         assert get_variant("mma").block(medium.params)[:2] == (64, 96), (m, n, k, medium.reason)

@@ -50,12 +50,6 @@ def tall_float64(width: int) -> dict:
     return dict(TALL_FLOAT64, NT=width // 8)
 
 
-# a 64 x 96 tile (2 x 2 warps of 32 x 48) for a float64 C of more columns than the tall
-# tiles take, over a deep K (auto's fitting tile): on an H100 8192 x 170-192 x 4096-8192
-# ran 1.4-1.5x faster in it than in 128 x 48, whose four tiles across C read A from
-# memory twice as often (bench/results/2026-11-26-h100-medium-n, deep_n)
-MEDIUM_FLOAT64 = {"WM": 2, "WN": 2, "MT": 2, "NT": 6, "KS": 1, "PAD": 4, "ASYNC_STAGES": 3}
-
 # their mirror for a C of few rows: one warp down M, 4 across N, each 16 or 32 rows by 32
 # columns (on an H100 1.5-2.3x faster than the wide kernel at 8-32 x 4096 x 4096); in
 # float32 (3xTF32), whose copies cannot run ahead, 1.1-1.5x at 16-32 rows
@@ -63,6 +57,12 @@ WIDE_FLOAT64 = dict(TALL_FLOAT64, WM=1, WN=4, MT=1, NT=4)
 WIDE_32_FLOAT64 = dict(WIDE_FLOAT64, MT=2)
 WIDE_FLOAT32 = dict(WIDE_FLOAT64, ASYNC_STAGES=0)
 WIDE_32_FLOAT32 = dict(WIDE_32_FLOAT64, ASYNC_STAGES=0)
+# a 64 x 96 tile (2 x 2 warps of 32 x 48) for a float64 C wider than the tall tiles over
+# a deep K (auto's fitting tile takes it at 170-192 columns): on an H100 8192 x 170-192 x
+# 4096-8192, 4096 x 176 x 8192 and 16384 x 184 x 4096 ran 1.26-1.50x faster in it than
+# in four 128 x 48 tiles across C, each of which reads all of A from memory
+# (bench/results/2026-11-26-h100-medium-n)
+MEDIUM_FLOAT64 = {"WM": 2, "WN": 2, "MT": 2, "NT": 6, "KS": 1, "PAD": 4, "ASYNC_STAGES": 3}
 SKINNY_TILES_FROM = (9, 0)  # where the tall and wide tiles were measured: Hopper
 
 
