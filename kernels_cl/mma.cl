@@ -46,9 +46,10 @@
  * -D BUFFERS  local tiles, 2 or 1 (the register path)
  * -D ASYNC_STAGES  0: the register path; 2, 3 or 4: asynchronous copies, that many tiles
  * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs (a C of few tiles)
- * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
- * never stored), steps past K read zeros; stores of C are guarded, a lane's two
- * neighbouring values of a row one store where C allows (store_pairs.h).
+ * Edges (any M, N, K >= 1): steps past K are zeros. Rows and columns past M or N are
+ * never stored: the register path reads the last one there (in bounds), the asynchronous
+ * copies write zeros. Stores of C are guarded, a lane's two neighbouring values of a row
+ * one store where C allows (store_pairs.h).
  * NDRange (SYCL order): (ceil(M / BM), ceil(N / BN) * WG) in work-groups of (1, WG),
  * WG = 32 WM WN; with KSPLIT > 1, (KSPLIT, ...) in groups of (1, 1, WG).
  */
@@ -239,8 +240,10 @@ inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
 #define B_PIECES (!B_COLMAJOR && PAD % 2 == 0 && (BK * BN / 2) % WG == 0)
 
 /* Requests the slab of K from k0 straight into the local tiles, each value where
- * store_slab puts it (zeros past K; rows and columns past M or N read the last one); in
- * flight until waited for. */
+ * store_slab puts it; in flight until waited for. Past K, M or N the copies write zeros
+ * and read nothing: an edge tile's columns past N, each read from the last column, had
+ * its work-items copy one address many times over (on an H100 8192 x 130 x 8192 ran
+ * 1.5x slower in 64 x 64 tiles than 8192 x 170 x 8192, the same grid). */
 inline void request_slab(const int k0, const int tid, const int m0, const int n0,
                          const int M, const int N, const int K,
                          __global const REAL *restrict A, const int lda,
@@ -250,27 +253,30 @@ inline void request_slab(const int k0, const int tid, const int m0, const int n0
 {
     for (int e = 0; e < LA; ++e) {
         const int2 at = a_place(tid + e * WG);
-        const int row = min(m0 + at.x, M - 1), k = k0 + at.y;
-        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(row, min(k, K - 1)), k < K);
+        const int row = m0 + at.x, k = k0 + at.y;
+        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(row, M - 1), min(k, K - 1)),
+                             k < K && row < M);
     }
 #if B_PIECES
     for (int e = 0; e < LB / 2; ++e) {
         const int2 at = b_place(2 * (tid + e * WG));  /* the piece's first value */
         const int k = k0 + at.x, col = n0 + at.y;
         __local REAL *dst = &Bs[0][at.x][at.y];
-        if (b_aligned && col + 1 < N) {
-            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);
+        if (b_aligned && (col + 1 < N || col >= N)) {  /* a whole piece, or zeros */
+            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + (col < N ? col : 0),
+                                k < K && col < N);
         } else {
             for (int j = 0; j < 2; ++j)
-                CP_ASYNC_ONE_OR_ZERO(dst + j, &B_AT(min(k, K - 1), min(col + j, N - 1)), k < K);
+                CP_ASYNC_ONE_OR_ZERO(dst + j, &B_AT(min(k, K - 1), min(col + j, N - 1)),
+                                     k < K && col + j < N);
         }
     }
 #else
     for (int e = 0; e < LB; ++e) {
         const int2 at = b_place(tid + e * WG);
-        const int k = k0 + at.x;
-        CP_ASYNC_ONE_OR_ZERO(&Bs[0][at.x][at.y], &B_AT(min(k, K - 1), min(n0 + at.y, N - 1)),
-                             k < K);
+        const int k = k0 + at.x, col = n0 + at.y;
+        CP_ASYNC_ONE_OR_ZERO(&Bs[0][at.x][at.y], &B_AT(min(k, K - 1), min(col, N - 1)),
+                             k < K && col < N);
     }
 #endif
 }
