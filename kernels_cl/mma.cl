@@ -240,12 +240,14 @@ inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
 #define B_PIECES (!B_COLMAJOR && PAD % 2 == 0 && (BK * BN / 2) % WG == 0)
 
 /* Requests the slab of K from k0 straight into the local tiles, each value where
- * store_slab puts it; in flight until waited for. Past K, M or N the copies write zeros
- * and read nothing: an edge tile's columns past N, each read from the last column, had
- * its work-items copy one address many times over (on an H100 8192 x 130 x 8192 ran
- * 1.5x slower in 64 x 64 tiles than 8192 x 170 x 8192, the same grid). */
-inline void request_slab(const int k0, const int tid, const int m0, const int n0,
-                         const int M, const int N, const int K,
+ * store_slab puts it; in flight until waited for. Past K the copies write zeros and read
+ * nothing, and in an edge tile (``edge``: a constant where it is inlined) past M and N
+ * too: its columns past N, each read from the last column, had its work-items copy one
+ * address many times over (on an H100 8192 x 130 x 8192 ran 1.5x slower in 64 x 64 tiles
+ * than 8192 x 170 x 8192, the same grid). A tile inside C tests only K: the bounds'
+ * tests cost 5% at 4096^3 (bench/results/2026-11-26-h100-medium-n, 5-edges). */
+inline void request_slab(const bool edge, const int k0, const int tid, const int m0,
+                         const int n0, const int M, const int N, const int K,
                          __global const REAL *restrict A, const int lda,
                          __global const REAL *restrict B, const int ldb, const int b_aligned,
                          __local REAL As[PARTS][BK][BM + PAD],
@@ -255,14 +257,16 @@ inline void request_slab(const int k0, const int tid, const int m0, const int n0
         const int2 at = a_place(tid + e * WG);
         const int row = m0 + at.x, k = k0 + at.y;
         CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(row, M - 1), min(k, K - 1)),
-                             k < K && row < M);
+                             k < K && (!edge || row < M));
     }
 #if B_PIECES
     for (int e = 0; e < LB / 2; ++e) {
         const int2 at = b_place(2 * (tid + e * WG));  /* the piece's first value */
         const int k = k0 + at.x, col = n0 + at.y;
         __local REAL *dst = &Bs[0][at.x][at.y];
-        if (b_aligned && (col + 1 < N || col >= N)) {  /* a whole piece, or zeros */
+        if (!edge) {
+            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);
+        } else if (b_aligned && (col + 1 < N || col >= N)) {  /* a whole piece, or zeros */
             CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + (col < N ? col : 0),
                                 k < K && col < N);
         } else {
@@ -276,7 +280,7 @@ inline void request_slab(const int k0, const int tid, const int m0, const int n0
         const int2 at = b_place(tid + e * WG);
         const int k = k0 + at.x, col = n0 + at.y;
         CP_ASYNC_ONE_OR_ZERO(&Bs[0][at.x][at.y], &B_AT(min(k, K - 1), min(col, N - 1)),
-                             k < K && col < N);
+                             k < K && (!edge || col < N));
     }
 #endif
 }
@@ -345,10 +349,18 @@ void gemm(SPLIT_GEMM_ARGS)
 #if ASYNC_STAGES
     const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;
     /* slab s in tile s % ASYNC_STAGES, requested ASYNC_STAGES - 1 ahead (async_copy.h) */
-#define MMA_REQUEST(s, tile) request_slab((s) * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, \
-                                          b_aligned, As[tile], Bs[tile])
+#define MMA_REQUEST(edge, s, tile) request_slab(edge, (s) * BK, tid, m0, n0, M, N, K, A, lda, \
+                                                B, ldb, b_aligned, As[tile], Bs[tile])
+#define MMA_REQUEST_INSIDE(s, tile) MMA_REQUEST(false, s, tile)
+#define MMA_REQUEST_EDGE(s, tile) MMA_REQUEST(true, s, tile)
 #define MMA_MULTIPLY(tile) multiply_slab(acc, As[tile], Bs[tile], scratch, wm, wn, g, t)
-    CP_ASYNC_PIPELINE(slabs, MMA_REQUEST, MMA_MULTIPLY);
+    /* the pipeline built twice, for a tile inside C (every piece of B whole) and for an
+     * edge tile */
+    if (m0 + BM <= M && n0 + BN <= N && (b_aligned || !B_PIECES)) {
+        CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_INSIDE, MMA_MULTIPLY);
+    } else {
+        CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_EDGE, MMA_MULTIPLY);
+    }
 #else
     REAL ra[LA], rb[LB];
     load_a(ra, 0, tid, m0, M, K, A, lda);
