@@ -356,7 +356,12 @@ void gemm(SPLIT_GEMM_ARGS)
 #define MMA_MULTIPLY(tile) multiply_slab(acc, As[tile], Bs[tile], scratch, wm, wn, g, t)
     /* the pipeline built twice, for a tile inside C (every piece of B whole) and for an
      * edge tile */
-    if (m0 + BM <= M && n0 + BN <= N && (b_aligned || !B_PIECES)) {
+#if B_PIECES
+    const int inside = m0 + BM <= M && n0 + BN <= N && b_aligned;
+#else
+    const int inside = m0 + BM <= M && n0 + BN <= N;
+#endif
+    if (inside) {
         CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_INSIDE, MMA_MULTIPLY);
     } else {
         CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_EDGE, MMA_MULTIPLY);
