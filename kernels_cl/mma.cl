@@ -245,7 +245,7 @@ inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
  * too: its columns past N, each read from the last column, had its work-items copy one
  * address many times over (on an H100 8192 x 130 x 8192 ran 1.5x slower in 64 x 64 tiles
  * than 8192 x 170 x 8192, the same grid). A tile inside C tests only K: the bounds'
- * tests cost 5% at 4096^3 (bench/results/2026-11-26-h100-medium-n, 5-edges). */
+ * tests cost 5% at 4096^3 (bench/results/2026-11-26-h100-edge-zeros). */
 inline void request_slab(const bool edge, const int k0, const int tid, const int m0,
                          const int n0, const int M, const int N, const int K,
                          __global const REAL *restrict A, const int lda,
