@@ -264,11 +264,10 @@ inline void request_slab(const bool edge, const int k0, const int tid, const int
         const int2 at = b_place(2 * (tid + e * WG));  /* the piece's first value */
         const int k = k0 + at.x, col = n0 + at.y;
         __local REAL *dst = &Bs[0][at.x][at.y];
-        if (!edge) {
-            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);
-        } else if (b_aligned && (col + 1 < N || col >= N)) {  /* a whole piece, or zeros */
-            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + (col < N ? col : 0),
-                                k < K && col < N);
+        if (!edge || (b_aligned && col + 1 != N)) {  /* a whole piece, or zeros past N */
+            const int from = edge && col >= N ? 0 : col;  /* zeros: any aligned place */
+            const bool keep = k < K && (!edge || col < N);
+            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + from, keep);
         } else {
             for (int j = 0; j < 2; ++j)
                 CP_ASYNC_ONE_OR_ZERO(dst + j, &B_AT(min(k, K - 1), min(col + j, N - 1)),

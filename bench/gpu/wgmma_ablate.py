@@ -133,7 +133,7 @@ MMA_ABLATIONS = {
               "cp.async.ca.shared.global [%0], [%1], 16, %2;")],
     "acopies": [("        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(row, M - 1), min(k, K - 1)),\n"
                  "                             k < K && (!edge || row < M));\n", "")],
-    "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + col, k < K);\n", "")],
+    "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + from, keep);\n", "")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
 }
