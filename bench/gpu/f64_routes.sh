@@ -18,7 +18,6 @@ lead() { local name=$1 limit=$2 shapes=$3; shift 3
            --rounds "${ROUNDS:-3}" --device "${DEVICE:-gpu}" --shapes "${DRY_SHAPES:-$shapes}" \
            --json "$out/$name.json" --candidate 'auto={"variant": "auto"}' "$@"; }
 splits() { local tile=$1; shift; for s in "$@"; do echo "--candidate"; echo "k$s={$tile, \"KSPLIT\": $s}"; done; }
-part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
 
 part tests && [ -z "${DRY_SHAPES:-}" ] && step pytest_mma 200 python3 -m pytest -q -x ../../tests/test_mma.py -k "gpu"
 if part split; then

@@ -9,7 +9,6 @@
 #           past N or M, and C of whole tiles, beside xgemm (unchanged) as the control
 #   PARTS="tests medium edges" bash bench/gpu/mma_turns.sh
 source bench/gpu/steps.sh
-part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
 if part tests; then
   TAILN=6 step tests 300 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
     tests/test_mma.py tests/test_shipped_database.py -k "gpu or shipped or route"

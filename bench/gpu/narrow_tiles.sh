@@ -7,7 +7,6 @@
 # Tables: python3 bench/gpu/turns_table.py FOLDER f64 (f32, shallow); the record:
 # bench/results/2026-11-26-hopper-narrow-tiles
 source bench/gpu/steps.sh
-part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
 X64='"variant": "xgemm", "MWG": 128, "NWG": 128, "KWG": 8, "MDIMC": 16, "NDIMC": 16, "VW": 2, "VWM": 2, "VWN": 2, "KUNROLL": 8, "WARPN": 16'
 X32='"variant": "xgemm", "MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4, "VWM": 4, "VWN": 2, "KUNROLL": 16, "WARPN": 16'
 part f64 && turns f64 float64 4096x17x4096,4096x20x4096,4096x24x4096,4096x32x4096,16384x24x1024,16384x32x4096,50000x32x1024,8192x40x1024,127x131x137,4096x16x4096 "$X64"

@@ -10,7 +10,6 @@
 # Tables: python3 bench/gpu/turns_table.py FOLDER f64 (and f32); the record:
 # bench/results/2026-11-26-h100-store-pairs
 source bench/gpu/steps.sh
-part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
 X64='"variant": "xgemm", "MWG": 128, "NWG": 128, "KWG": 8, "MDIMC": 16, "NDIMC": 16, "VW": 2, "VWM": 2, "VWN": 2, "KUNROLL": 8, "WARPN": 16'
 X32='"variant": "xgemm", "MWG": 128, "NWG": 128, "KWG": 16, "MDIMC": 16, "NDIMC": 16, "VW": 4, "VWM": 4, "VWN": 2, "KUNROLL": 16, "WARPN": 16'
 F64=4096x4096x1,4096x4096x16,4096x4096x128,2000x2000x64,512x512x512,1024x1024x1024,4096x4096x4096,16384x64x4096,1024x1024x16384,48x3000x2000

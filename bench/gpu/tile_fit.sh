@@ -25,7 +25,6 @@
 #   wide64few a wide float64 C of 2-6 rows: the wide kernel against mma's 16 x 128 tile.
 #   PARTS="tall64 tall32 shallow" bash bench/gpu/tile_fit.sh
 source bench/gpu/steps.sh
-part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
 if part tall64; then
   M='"variant": "mma", "KS": 1, "PAD": 4, "ASYNC_STAGES": 3'
   c=(--candidate 'auto={"variant": "auto"}')
