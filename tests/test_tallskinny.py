@@ -16,8 +16,8 @@ from portgemm.auto import choose, phvm
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import class_order, classify
 from portgemm.auto.splitk import ksplit
-from portgemm.auto.tallskinny import (ROW_ITEMS_PER_CORE, gpu_group, item_registers,
-                                       tallskinny_params, tile_for)
+from portgemm.auto.tallskinny import (MIN_TERMS, ROW_ITEMS_PER_CORE, gpu_group,
+                                       item_registers, tallskinny_params, tile_for)
 from portgemm.families import get_variant
 from portgemm.runtime.device import Device
 
@@ -602,6 +602,12 @@ def test_bandwidth_model_on_cpu_and_gpu():
     small = tallskinny_params(gpu(), 3, 3, 50_000_000)[0]
     big = tallskinny_params(gpu(), 8, 8, 50_000_000)[0]
     assert small["GS"] % 132 == 0  # whole waves of the 132 compute units
+    # ... also where at least MIN_TERMS steps a work-item would allow fewer: at K = 2^21
+    # groups of 1024 allow 128, which left 4 SMs idle
+    for m, k in ((3, 1 << 21), (5, 1_200_000), (8, 1 << 20)):
+        short = tallskinny_params(gpu(), m, m, k)[0]
+        assert short["GS"] == 132 and k // (MIN_TERMS * short["BS"]) < 132, (m, k, short)
+    assert tallskinny_params(gpu(), 2, 2, 1 << 22)[0]["GS"] == 264  # the bound: 256
     # fewer bytes a step: more work-items in flight
     assert small["GS"] * small["BS"] > big["GS"] * big["BS"]
     # groups as big as the registers allow: 3 x 3 fits 64 registers, 8 x 8 needs 128

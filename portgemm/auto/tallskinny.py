@@ -334,18 +334,21 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         items = min(items, one_wave)
         fill += f", at most one wave's {one_wave:.0f} a tile"
     wanted = 1 << max(0, round(log2(max(1.0, items / size))))
-    if tiles == 1 and wanted >= known.compute_units // 2:
-        wanted = ceil(wanted / known.compute_units) * known.compute_units
-        fill += f", in whole waves of {known.compute_units} groups"
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
+    terms = f"each work-item sums {MIN_TERMS} to {MAX_TERMS} terms"
+    if tiles == 1 and groups >= known.compute_units // 2:
+        # rounded up after the bound of MIN_TERMS: at K = 2^21 it allows 128 groups of
+        # 1024, which left 4 of 132 SMs idle
+        groups = ceil(groups / known.compute_units) * known.compute_units
+        terms += f", then whole waves of {known.compute_units} groups"
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
               "REDUCE": int(device.takes_ptx), "FUSE": 1, "KU": steps}
     group = ("a tall C's groups (TALL_GROUP)" if tall else
              f"{item_registers(tile, steps, itemsize)} registers a work-item"
              if known.registers else "GPU group")
     why = (f"bandwidth model: BS={size} ({group}), "
-           f"GS={groups} ({fill}; each work-item sums {MIN_TERMS} to {MAX_TERMS} terms), "
+           f"GS={groups} ({fill}; {terms}), "
            f"tile {tile[0]}x{tile[1]} ({tiles} tile{'s' if tiles > 1 else ''} of C)"
            + (f", {steps} steps of K loaded at once" if steps > 1 else ""))
     return params, why
