@@ -9,6 +9,8 @@ wrong; only the times count), beside an empty kernel's event, in one run.
     groupsum each work-item's values summed in registers instead of across the group
     fence    no fences around the ticket (a race: only for the time)
     onefence the fences by the ticket's work-item alone, after the group's barrier
+    acqrel   no fences: the ticket's work-item takes it by an acquire-release atomic
+             (PTX atom.acq_rel.gpu, after the group's barrier), NVIDIA only
     a+b      both (--ablations none,loop,loop+ticket ...)
 Beside them, an empty kernel launched over the same grid as the shape's.
 
@@ -52,6 +54,11 @@ ABLATIONS = {
                  (TICKET, "    if (lid == 0) {\n        DEVICE_FENCE();\n"
                           "        last = atomic_inc(ticket) == groups - 1;\n"
                           "        if (last)\n            DEVICE_FENCE();\n    }\n")],
+    "acqrel": [(SLICE_FENCE, ""), (LAST_FENCE, "    sum_tile_slices"),
+               (TICKET, "    if (lid == 0) {\n        int old_;\n"
+                        "        asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\"\n"
+                        "                     : \"=r\"(old_) : \"l\"(ticket) : \"memory\");\n"
+                        "        last = old_ == groups - 1;\n    }\n")],
 }
 
 
