@@ -1,23 +1,65 @@
 #!/bin/bash
 # tallskinny at short K (issue 9: K = 2^21, M = N <= 9), device tool, carry
 # [".whl", "build/before"] (build/before from `git archive BASE portgemm kernels_cl`):
-#   h200    on an H200 only: shapes.py's tall-skinny goals beside the copy bandwidth
-#   fence   the ticket's fences (membar.gl by every work-item, as shipped) against one
-#           acquire-release atomic, and against membar.gl by the ticket's work-item
-#           alone: tallskinny_ablate.py, each form twice in turn
-#   waves   auto before and after in turns (steps.sh): groups rounded up to whole waves
-#           after the bound of MIN_TERMS, beside a fixed tallskinny as the control
-#   PARTS="fence waves" bash bench/gpu/short_k.sh
+#   tests   tests/test_tallskinny.py on the GPU
+#   shapes  shapes.py's tall-skinny goals beside the copy bandwidth (h200: on an H200 only)
+#   fence   the ticket as shipped against the form to 2026-11-26 (everyfence: membar.gl by
+#           every work-item before the group's barrier and by the last group after it),
+#           tallskinny_ablate.py, each form three times in turn. (Before the kernel took
+#           one acquire-release atomic, the ablations acqrel and onefence: abe0c9e's
+#           tallskinny_ablate.py, with the kernel before then.)
+#   counts  group_counts.py: auto's groups against the bound of MIN_TERMS steps a
+#           work-item, in turns in one process (float32, float64)
+#   gs      the device's probe (cached: auto then takes its bandwidth), then group_counts.py
+#           over GS 64 / 132 / 264 (16 x 16: 16 / 32 / 64) at K = 2^21 and 2^25
+#   floor   the probe again, then group_counts.py where at least a group a compute unit
+#           between C's tiles moves auto's count: float64 single tiles, 12 x 12 and
+#           16 x 16 (3 and 4 tiles), 1 x 16 and 16 x 3, and auto's probed choice at
+#           5 x 5 to 9 x 9; then shapes.py's goals (auto on the probed bandwidth)
+#   waves   the same as auto before and after in turns of whole processes (steps.sh),
+#           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
+#           processes (the control's 0.88-1.16x) swamped it
+#   PARTS="tests fence counts" bash bench/gpu/short_k.sh
 source bench/gpu/steps.sh
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
   | tee "$out/gpu.txt"
-if part h200 && [[ $name == *H200* ]]; then
+if part tests; then
+  TAILN=4 step tests 300 python3 -m pytest -q -rf --tb=line -p no:cacheprovider tests/test_tallskinny.py
+fi
+if part shapes || { part h200 && [[ $name == *H200* ]]; }; then
   (cd bench/gpu && TAILN=20 step shapes 200 python3 shapes.py --json "$out/shapes.json")
 fi
 if part fence; then
   (cd bench/gpu && TAILN=14 step fence 240 python3 tallskinny_ablate.py --k 2097152 --k 33554432 \
-    --ablations none,acqrel,onefence,none,acqrel,onefence --json "$out/fence.json")
+    --ablations none,everyfence,none,everyfence,none,everyfence --json "$out/fence.json")
+fi
+if part counts; then
+  (cd bench/gpu && TAILN=12 step counts 200 python3 group_counts.py --rounds 5 --json "$out/counts.json"
+   TAILN=5 step counts64 100 python3 group_counts.py --rounds 5 --dtype float64 \
+     --shapes 8x8x524288,5x5x1048576,2x2x2097152,3x3x1500000 --json "$out/counts64.json")
+fi
+probe() { TAILN=3 step probe 120 python3 -c "import portgemm
+from portgemm.runtime.probe import probe
+print(probe(portgemm.select_device('gpu'), fresh=True))"; }
+if part gs; then
+  (cd bench/gpu
+   probe
+   TAILN=12 step gs 400 python3 group_counts.py --rounds 5 --gs 64,132,264 --json "$out/gs.json" \
+     --shapes 3x3x2097152,5x5x2097152,7x7x2097152,8x8x2097152,9x9x2097152,3x3x33554432,5x5x33554432,8x8x33554432,9x9x33554432
+   TAILN=4 step gs16 150 python3 group_counts.py --rounds 5 --gs 16,32,64 --json "$out/gs16.json" \
+     --shapes 16x16x2097152,16x16x33554432)
+fi
+if part floor; then
+  (cd bench/gpu
+   probe
+   TAILN=7 step floor64 200 python3 group_counts.py --rounds 5 --dtype float64 --gs 64,132,264 \
+     --shapes 3x3x2097152,6x6x2097152,8x8x2097152,5x5x16777216,8x8x16777216 --json "$out/floor64.json"
+   TAILN=6 step floor_tiles 200 python3 group_counts.py --rounds 5 --gs 32,33,44,64 \
+     --shapes 16x16x2097152,16x16x33554432,12x12x2097152,12x12x33554432 --json "$out/floor_tiles.json"
+   TAILN=8 step floor32 200 python3 group_counts.py --rounds 5 --gs 64,132 --json "$out/floor32.json" \
+     --shapes 1x16x2097152,1x16x33554432,16x3x2097152,5x5x2097152,8x8x2097152,9x9x2097152,7x7x2097152
+   TAILN=20 step shapes 200 python3 shapes.py --json "$out/shapes.json")
 fi
 if part waves; then
   control='"variant": "tallskinny", "GS": 132, "BS": 512, "tile_y": 9, "tile_x": 9, "REDUCE": 1, "FUSE": 1'

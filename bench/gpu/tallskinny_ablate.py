@@ -7,10 +7,9 @@ wrong; only the times count), beside an empty kernel's event, in one run.
     slices   the last group does not add the slices (the ticket still counts)
     ticket   no fence, no ticket, no last group
     groupsum each work-item's values summed in registers instead of across the group
-    fence    no fences around the ticket (a race: only for the time)
-    onefence the fences by the ticket's work-item alone, after the group's barrier
-    acqrel   no fences: the ticket's work-item takes it by an acquire-release atomic
-             (PTX atom.acq_rel.gpu, after the group's barrier), NVIDIA only
+    fence    a relaxed atomic for the ticket, no fences (a race: only for the time)
+    everyfence  the form to 2026-11-26 (NVIDIA): membar.gl by every work-item before the
+             group's barrier, a relaxed atomic, membar.gl by the last group after it
     a+b      both (--ablations none,loop,loop+ticket ...)
 Beside them, an empty kernel launched over the same grid as the shape's.
 
@@ -36,29 +35,24 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tallskinny_parts import baseline, empty_kernel_ms, parts  # noqa: E402
 
 GROUP_SUM = "    group_sum(acc, tile_sum, runs + block * (BS / LANES) * QN, swap, lid, sid);\n"
-SLICE_FENCE = "    DEVICE_FENCE();  /* this work-item's slice values reach memory before the ticket */\n"
-LAST_FENCE = "    if (last)\n        DEVICE_FENCE();\n    sum_tile_slices"
-TICKET = "    if (lid == 0)\n        last = atomic_inc(ticket) == groups - 1;\n"
+TICKET = "        last = take_ticket(ticket) == groups - 1;\n"
+GROUP_BARRIER = "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n    __global int *ticket"
+LAST_SUM = "    barrier(CLK_LOCAL_MEM_FENCE);\n    sum_tile_slices"
+MEMBAR = 'asm volatile("membar.gl;" ::: "memory");'
 ABLATIONS = {
     "none": [],
     "loop": [("    const int k = k_begin + sid;\n", "    const int k = k_end;\n")],
     "slices": [("    sum_tile_slices(last, ", "    sum_tile_slices(false, ")],
-    "ticket": [("    DEVICE_FENCE();  /* this work-item's slice values", "    /* ablated"),
-               ("        last = atomic_inc(ticket) == groups - 1;\n", "        last = 0;\n"),
+    "ticket": [(TICKET, "        last = 0;\n"),
                ("    sum_tile_slices(last, ", "    sum_tile_slices(false, ")],
     "groupsum": [(GROUP_SUM, "    { REAL t = 0;\n      for (int q = 0; q < QN; ++q) t += acc[q];\n"
                              "      if (sid < QN) tile_sum[sid] = t;\n"
                              "      barrier(CLK_LOCAL_MEM_FENCE); }\n")],
-    "fence": [(SLICE_FENCE, ""), (LAST_FENCE, "    sum_tile_slices")],
-    "onefence": [(SLICE_FENCE, ""), (LAST_FENCE, "    sum_tile_slices"),
-                 (TICKET, "    if (lid == 0) {\n        DEVICE_FENCE();\n"
-                          "        last = atomic_inc(ticket) == groups - 1;\n"
-                          "        if (last)\n            DEVICE_FENCE();\n    }\n")],
-    "acqrel": [(SLICE_FENCE, ""), (LAST_FENCE, "    sum_tile_slices"),
-               (TICKET, "    if (lid == 0) {\n        int old_;\n"
-                        "        asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\"\n"
-                        "                     : \"=r\"(old_) : \"l\"(ticket) : \"memory\");\n"
-                        "        last = old_ == groups - 1;\n    }\n")],
+    "fence": [(TICKET, "        last = atomic_inc(ticket) == groups - 1;\n")],
+    "everyfence": [(GROUP_BARRIER, f"    {MEMBAR}\n{GROUP_BARRIER}"),
+                   (TICKET, "        last = atomic_inc(ticket) == groups - 1;\n"),
+                   (LAST_SUM, f"    barrier(CLK_LOCAL_MEM_FENCE);\n    if (last)\n        {MEMBAR}\n"
+                              "    sum_tile_slices")],
 }
 
 

@@ -1,0 +1,88 @@
+"""tallskinny's count of groups (GS): auto's (whole waves of the compute units, since
+2026-11-27) beside the bound of at least MIN_TERMS steps a work-item, which auto took
+before where it fell short of a wave (128 of 132 SMs at K = 2^21 with groups of 1024),
+and beside the counts --gs names, everything else auto's. Taken in turns in one process,
+on the same operands: each round times every point (median of 10 after 2), in an order
+rotated each round; the table gives each one's median over the rounds, kernel time from
+OpenCL events.
+
+    python3 bench/gpu/group_counts.py [--shapes 3x3x2097152,...] [--gs 64,132,264]
+        [--rounds 5] [--json gs.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+import numpy as np
+
+import portgemm
+from portgemm.auto import choose
+from portgemm.auto.tallskinny import MIN_TERMS
+
+SHAPES = ("3x3x2097152,5x5x2097152,4x4x2097152,1x1x1800000,3x3x1500000,5x5x1200000,"
+          "7x7x700000,8x8x1048576,9x9x1048576,2x2x4194304")
+
+
+def median_ms(a_dev, b_dev, params, reps=10):
+    runs = [portgemm.gemm(a_dev, b_dev, variant="tallskinny", params=params)
+            for _ in range(reps + 2)]
+    return statistics.median(r.kernel_ms for r in runs[2:]), runs[-1]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--device", default="gpu")
+    p.add_argument("--shapes", default=SHAPES)
+    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    p.add_argument("--gs", default="", help="more counts of groups to time, GS[,GS]")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--json", default="group_counts.json")
+    args = p.parse_args()
+    device = portgemm.select_device(args.device)
+    print(device.description, flush=True)
+    rng = np.random.default_rng(0)
+    itemsize = np.dtype(args.dtype).itemsize
+    rows = []
+    for spec in args.shapes.split(","):
+        m, n, k = map(int, spec.split("x"))
+        chosen = choose(device, m, n, k, itemsize)
+        if chosen.variant != "tallskinny":
+            print(f"{spec}: auto picks {chosen.variant}; skipped", flush=True)
+            continue
+        bound = k // (MIN_TERMS * chosen.params["BS"])
+        counts = {"bound": max(1, min(chosen.params["GS"], bound))}
+        counts.update((f"GS={gs}", int(gs)) for gs in args.gs.split(",") if gs)
+        points = {"auto": dict(chosen.params)}
+        for name, gs in counts.items():
+            if gs not in (point["GS"] for point in points.values()):
+                points[name] = dict(chosen.params, GS=gs)
+        a = rng.uniform(-1, 1, (m, k)).astype(args.dtype)
+        b = rng.uniform(-1, 1, (k, n)).astype(args.dtype)
+        ref = a.astype(np.float64) @ b
+        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+        times = {name: [] for name in points}
+        errors = {}
+        for r in range(args.rounds):
+            names = list(points)[r % len(points):] + list(points)[:r % len(points)]
+            for name in names:
+                ms, result = median_ms(a_dev, b_dev, points[name])
+                times[name].append(ms)
+                c = result.c.get()
+                errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
+        med = {name: statistics.median(t) for name, t in times.items()}
+        row = {"shape": spec, "dtype": args.dtype, "params": chosen.params,
+               "gs": {name: pt["GS"] for name, pt in points.items()},
+               "rounds_ms": times, "median_ms": med, "relerr": errors}
+        rows.append(row)
+        print(f"{spec:<14} BS={chosen.params['BS']:<4} "
+              + " | ".join(f"{name} ({points[name]['GS']}) {med[name] * 1e3:7.1f} us "
+                           f"{med[name] / med['auto']:.3f}" for name in points), flush=True)
+    with open(args.json, "w") as f:
+        json.dump({"device": device.description, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
