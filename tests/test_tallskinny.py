@@ -608,6 +608,7 @@ def test_bandwidth_model_on_cpu_and_gpu():
         short = tallskinny_params(gpu(), m, m, k)[0]
         assert short["GS"] == 132 and k // (MIN_TERMS * short["BS"]) < 132, (m, k, short)
     assert tallskinny_params(gpu(), 2, 2, 1 << 22)[0]["GS"] == 264  # the bound: 256
+    assert tallskinny_params(gpu(), 1, 1, 3_000_000)[0]["GS"] == 132  # the nearest: 183
     # fewer bytes a step: more work-items in flight
     assert small["GS"] * small["BS"] > big["GS"] * big["BS"]
     # groups as big as the registers allow: 3 x 3 fits 64 registers, 8 x 8 needs 128
@@ -841,6 +842,25 @@ def test_probe_measures_again_what_an_older_probe_kept(any_device, tmp_path, mon
     assert kept[probing.device_key(any_device)] == stale
     assert kept[probing.probe_key(any_device)]["global_ns"] == measured.global_ns
     assert probing.cached_probe(any_device) == measured
+
+
+def test_groups_fill_the_device_on_a_probed_bandwidth(monkeypatch):
+    """A probed bandwidth below the one assumed (the H100's 2.9 TB/s) asks Little's law
+    for fewer groups; C's tiles still take a group a compute unit between them (a power
+    of two a tile): one tile 132, 16 x 16's four tiles 32 each, not 64 and 16."""
+    import portgemm.auto.tallskinny as model
+    from portgemm.runtime import probe as probing
+
+    h100 = probing.Probe(336.0, 14.4, 3.5, 3.6, 2881.7, 1980.0)
+    monkeypatch.setattr(model, "cached_probe", lambda device: h100)
+    for m, k in ((5, 1 << 21), (8, 1 << 25), (9, 1 << 21), (3, 1 << 25)):
+        params, why = tallskinny_params(gpu(), m, m, k)
+        assert params["GS"] == 132 and "probed 2.9 TB/s" in why, (m, k, params)
+    for itemsize in (4, 8):
+        params, why = tallskinny_params(gpu(), 16, 16, 1 << 25, itemsize)
+        assert (params["tile_y"], params["GS"]) == (8, 32) and "4 tiles" in why
+    # Little's law alone: 2.9 TB/s x 1 us over 10 floats a step, in groups of 1024
+    assert round(math.log2(2881.7e9 * model.LOADED_LATENCY_S / (10 * 4) / 1024)) == 6
 
 
 def test_paper_model_on_a_device_without_probe(monkeypatch):

@@ -7,9 +7,10 @@ about seven times the idle latency the probe measures: 1 us fits every sweep on 
 bench/results/2026-11-22-h200-dev). Each work-item has KU steps of K in flight, and
 the tiles at the same step share its bytes (M + N values, read once from memory), so a
 tile needs bandwidth x latency / (KU (M + N) itemsize) work-items: the nearest power of
-two of groups, rounded up to whole waves (a multiple of the compute units) where C is one
-tile: the groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than
-128 on the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
+two of groups, and at least about a group a compute unit between C's tiles; where C is
+one tile, the nearest whole number of waves (a multiple of the compute units): the
+groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than 128 on
+the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
 the largest power of two up to 1024 whose share of a compute unit's registers holds a
 work-item's values (its tile, its loads and ITEM_REGISTERS more: a bigger group makes
 the compiler spill), 256 where the register file is not known. Where C has many tiles
@@ -334,13 +335,23 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         items = min(items, one_wave)
         fill += f", at most one wave's {one_wave:.0f} a tile"
     wanted = 1 << max(0, round(log2(max(1.0, items / size))))
+    # C's tiles take about a group a compute unit between them at least (a power of two
+    # a tile): Little's law on the H100's probed 2.9 TB/s gave one tile 64 groups, half
+    # the SMs idle (1.03-1.6x slower than 132), and 16 x 16's four tiles 16 each (1.4x
+    # slower than 32; bench/results/2026-11-27-h100-short-k)
+    share = known.compute_units // tiles
+    if share:
+        wanted = max(wanted, 1 << (share.bit_length() - 1))
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     terms = f"each work-item sums {MIN_TERMS} to {MAX_TERMS} terms"
     if tiles == 1 and groups >= known.compute_units // 2:
-        # rounded up after the bound of MIN_TERMS: at K = 2^21 it allows 128 groups of
-        # 1024, which left 4 of 132 SMs idle
-        groups = ceil(groups / known.compute_units) * known.compute_units
+        # the nearest whole number of waves, at least one and enough for MAX_TERMS, even
+        # past the bound of MIN_TERMS: at K = 2^21 it gave 128 groups of 1024, 4 of 132
+        # SMs idle, and 264 ran 1.03-1.10x slower than 132
+        waves = max(1, round(groups / known.compute_units),
+                    ceil(accurate / known.compute_units))
+        groups = waves * known.compute_units
         terms += f", then whole waves of {known.compute_units} groups"
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
               "REDUCE": int(device.takes_ptx), "FUSE": 1, "KU": steps}
