@@ -16,6 +16,9 @@
 #           between C's tiles moves auto's count: float64 single tiles, 12 x 12 and
 #           16 x 16 (3 and 4 tiles), 1 x 16 and 16 x 3, and auto's probed choice at
 #           5 x 5 to 9 x 9; then shapes.py's goals (auto on the probed bandwidth)
+#   after   shapes.py's goals with no probe yet (auto on the assumed 4 TB/s), the probe, the
+#           goals again (auto on the probed bandwidth), then group_counts.py where the
+#           bound of MIN_TERMS lies between whole waves (183 and 170 groups)
 #   waves   the same as auto before and after in turns of whole processes (steps.sh),
 #           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
 #           processes (the control's 0.88-1.16x) swamped it
@@ -60,6 +63,14 @@ if part floor; then
    TAILN=8 step floor32 200 python3 group_counts.py --rounds 5 --gs 64,132 --json "$out/floor32.json" \
      --shapes 1x16x2097152,1x16x33554432,16x3x2097152,5x5x2097152,8x8x2097152,9x9x2097152,7x7x2097152
    TAILN=20 step shapes 200 python3 shapes.py --json "$out/shapes.json")
+fi
+if part after; then
+  (cd bench/gpu
+   TAILN=3 step shapes_assumed 200 python3 shapes.py --json "$out/shapes_assumed.json"
+   probe
+   TAILN=3 step shapes_probed 200 python3 shapes.py --json "$out/shapes_probed.json"
+   TAILN=4 step nearest 150 python3 group_counts.py --rounds 5 --gs 170,183,264 \
+     --shapes 1x1x3000000,2x2x3000000,10x10x700000 --json "$out/nearest.json")
 fi
 if part waves; then
   control='"variant": "tallskinny", "GS": 132, "BS": 512, "tile_y": 9, "tile_x": 9, "REDUCE": 1, "FUSE": 1'
