@@ -19,6 +19,8 @@
 #   after   shapes.py's goals with no probe yet (auto on the assumed 4 TB/s), the probe, the
 #           goals again (auto on the probed bandwidth), then group_counts.py where the
 #           bound of MIN_TERMS lies between whole waves (183 and 170 groups)
+#   tiles   the probe, then group_counts.py where the probed bandwidth still halves auto's
+#           count: tall C of several tiles, and one tile of 8 x 12 at K = 2^20
 #   waves   the same as auto before and after in turns of whole processes (steps.sh),
 #           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
 #           processes (the control's 0.88-1.16x) swamped it
@@ -71,6 +73,16 @@ if part after; then
    TAILN=3 step shapes_probed 200 python3 shapes.py --json "$out/shapes_probed.json"
    TAILN=4 step nearest 150 python3 group_counts.py --rounds 5 --gs 170,183,264 \
      --shapes 1x1x3000000,2x2x3000000,10x10x700000 --json "$out/nearest.json")
+fi
+if part tiles; then
+  (cd bench/gpu
+   probe
+   TAILN=4 step tiles_small 150 python3 group_counts.py --rounds 5 --gs 2,4,8 \
+     --shapes 1000x12x4096,1000x16x8192,1000x12x65536 --json "$out/tiles_small.json"
+   TAILN=3 step tiles_32 150 python3 group_counts.py --rounds 5 --gs 32,64 \
+     --shapes 32x6x1048576,32x6x8388608 --json "$out/tiles_32.json"
+   TAILN=3 step tiles_one 150 python3 group_counts.py --rounds 5 --gs 132,264 \
+     --shapes 8x12x1048576,1x1x8388608 --json "$out/tiles_one.json")
 fi
 if part waves; then
   control='"variant": "tallskinny", "GS": 132, "BS": 512, "tile_y": 9, "tile_x": 9, "REDUCE": 1, "FUSE": 1'
