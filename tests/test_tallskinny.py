@@ -501,13 +501,13 @@ def test_auto_routes_by_shape_on_a_gpu():
     device = gpu()
     tall = choose(device, 8, 8, 33554432, sources=[])
     assert tall.variant == "tallskinny" and "shape class tall-skinny" in tall.reason
-    # Little's law: 4 TB/s x 1 us in flight over 16 floats a step = 62500 work-items, in
-    # groups of 512 (an 8 x 8 tile needs about 104 of a work-item's 128 registers): 122,
-    # a power of two 128, rounded up to whole waves of the 132 compute units
+    # Little's law: 132 units x 30 KB in flight over 16 floats a step = 61875 work-items,
+    # in groups of 512 (an 8 x 8 tile needs about 104 of a work-item's 128 registers):
+    # 121, a power of two 128, then the nearest whole waves of the 132 compute units
     assert tall.params["BS"] == 512 and tall.params["GS"] == 132 and "bandwidth model" in tall.reason
     # no 16 x 16 tile in registers: four of 8 x 8, two steps loaded at once, and the
-    # work-items a tile needs counted over the bytes the four tiles share: 4 TB/s x 1 us
-    # over two steps of 32 floats = 15625, in groups of 512 (120 registers a work-item)
+    # work-items a tile needs counted over the bytes the four tiles share: 3.96 MB over
+    # two steps of 32 floats = 15469, in groups of 512 (120 registers a work-item)
     wide_c = choose(device, 16, 16, 1 << 25, sources=[])
     assert wide_c.variant == "tallskinny" and "4 tiles of C" in wide_c.reason
     assert {key: wide_c.params[key] for key in ("tile_y", "tile_x", "KU", "BS", "GS")} == {
@@ -609,6 +609,9 @@ def test_bandwidth_model_on_cpu_and_gpu():
         assert short["GS"] == 132 and k // (MIN_TERMS * short["BS"]) < 132, (m, k, short)
     assert tallskinny_params(gpu(), 2, 2, 1 << 22)[0]["GS"] == 264  # the bound: 256
     assert tallskinny_params(gpu(), 1, 1, 3_000_000)[0]["GS"] == 132  # the nearest: 183
+    # no more groups than the device holds at once: 8 x 12 takes 140 registers a
+    # work-item, one group of 256 a unit, so 264 groups would run in two rounds
+    assert tallskinny_params(gpu(), 8, 12, 1 << 20)[0]["GS"] == 132
     # fewer bytes a step: more work-items in flight
     assert small["GS"] * small["BS"] > big["GS"] * big["BS"]
     # groups as big as the registers allow: 3 x 3 fits 64 registers, 8 x 8 needs 128
@@ -844,23 +847,31 @@ def test_probe_measures_again_what_an_older_probe_kept(any_device, tmp_path, mon
     assert probing.cached_probe(any_device) == measured
 
 
-def test_groups_fill_the_device_on_a_probed_bandwidth(monkeypatch):
-    """A probed bandwidth below the one assumed (the H100's 2.9 TB/s) asks Little's law
-    for fewer groups; C's tiles still take a group a compute unit between them (a power
-    of two a tile): one tile 132, 16 x 16's four tiles 32 each, not 64 and 16."""
-    import portgemm.auto.tallskinny as model
+def test_groups_do_not_follow_a_probed_bandwidth(tmp_path, monkeypatch):
+    """The H100's probe reads 2.9 TB/s, the H200's 4 TB/s, and both want the same counts
+    of groups on their 132 SMs: bytes in flight a compute unit, not the bandwidth times a
+    latency (which gave one tile of C 64 groups on the H100, and 16 x 16 16 a tile, both
+    1.1-1.4x slower). A probe on file changes nothing; fewer compute units ask for fewer
+    work-items."""
+    import json
+    from dataclasses import asdict
+
     from portgemm.runtime import probe as probing
 
+    path = tmp_path / "probes.json"
+    monkeypatch.setattr(probing, "probe_file", lambda: path)
+    shapes = [(5, 5, 1 << 21), (8, 8, 1 << 25), (9, 9, 1 << 21), (16, 16, 1 << 25),
+              (32, 6, 1 << 20), (1000, 12, 65536)]
+    alone = [tallskinny_params(gpu(), *shape)[0] for shape in shapes]
     h100 = probing.Probe(336.0, 14.4, 3.5, 3.6, 2881.7, 1980.0)
-    monkeypatch.setattr(model, "cached_probe", lambda device: h100)
-    for m, k in ((5, 1 << 21), (8, 1 << 25), (9, 1 << 21), (3, 1 << 25)):
-        params, why = tallskinny_params(gpu(), m, m, k)
-        assert params["GS"] == 132 and "probed 2.9 TB/s" in why, (m, k, params)
-    for itemsize in (4, 8):
-        params, why = tallskinny_params(gpu(), 16, 16, 1 << 25, itemsize)
-        assert (params["tile_y"], params["GS"]) == (8, 32) and "4 tiles" in why
-    # Little's law alone: 2.9 TB/s x 1 us over 10 floats a step, in groups of 1024
-    assert round(math.log2(2881.7e9 * model.LOADED_LATENCY_S / (10 * 4) / 1024)) == 6
+    path.write_text(json.dumps({probing.probe_key(gpu()): asdict(h100)}))
+    assert probing.cached_probe(gpu()) == h100
+    assert [tallskinny_params(gpu(), *shape)[0] for shape in shapes] == alone
+    assert [p["GS"] for p in alone[:4]] == [132, 132, 132, 32]
+    # the H100's best counts there (bench/results/2026-11-27-h100-short-k)
+    assert (alone[4]["GS"], alone[5]["GS"]) == (64, 4)
+    fewer = tallskinny_params(gpu(compute_units=33), 16, 16, 1 << 21)[0]
+    assert fewer["GS"] == 8 and tallskinny_params(gpu(), 16, 16, 1 << 21)[0]["GS"] == 32
 
 
 def test_paper_model_on_a_device_without_probe(monkeypatch):

@@ -2,12 +2,16 @@
 
 The kernel is bound by reading A and B once, so the model asks for the fewest work-items
 that keep the device's memory busy. On a GPU that is Little's law: the bytes in flight
-must cover the bandwidth times the latency of a loaded memory system (LOADED_LATENCY_S,
-about seven times the idle latency the probe measures: 1 us fits every sweep on the H200,
-bench/results/2026-11-22-h200-dev). Each work-item has KU steps of K in flight, and
-the tiles at the same step share its bytes (M + N values, read once from memory), so a
-tile needs bandwidth x latency / (KU (M + N) itemsize) work-items: the nearest power of
-two of groups, and at least about a group a compute unit between C's tiles; where C is
+must cover the bandwidth times the latency of a loaded memory system. On the H200 its
+4 TB/s times 1 us fit every sweep (bench/results/2026-11-22-h200-dev): 4 MB, about
+IN_FLIGHT_PER_UNIT bytes for each of its 132 SMs. The H100's 132 SMs wanted the same
+counts of groups, though its probe reads 1.4x less bandwidth: the bandwidth times 1 us
+gave it half the groups, 1.3-2x slower (bench/results/2026-11-27-h100-short-k). So the
+model keeps IN_FLIGHT_PER_UNIT bytes in flight a compute unit, whatever the bandwidth.
+Each work-item has KU steps of K in flight, and the tiles at the same step share its
+bytes (M + N values, read once from memory), so a tile needs compute units x
+IN_FLIGHT_PER_UNIT / (KU (M + N) itemsize) work-items: the nearest power of two of
+groups, and at least about a group a compute unit between C's tiles; where C is
 one tile, the nearest whole number of waves (a multiple of the compute units): the
 groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than 128 on
 the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
@@ -90,14 +94,12 @@ from math import ceil, log2
 
 from ..families.tallskinny import MAX_ROW_VECTORS, ROW_VECTOR, row_vectors, row_width
 from ..runtime.device import Device
-from ..runtime.probe import cached_probe
 from .shapes import SKINNY_LONG
 from .traits import Traits, traits
 
 MAX_TERMS = 4096
 MIN_TERMS = 16
-LOADED_LATENCY_S = 1e-6
-DEFAULT_BANDWIDTH = 4e12  # bytes/s, for a GPU whose probe never ran (a first call)
+IN_FLIGHT_PER_UNIT = 30_000  # bytes a GPU compute unit keeps in flight (4 MB on 132 SMs)
 ACCUMULATORS = 128  # a work-item holds at most, on a GPU (and any device but a CPU)
 GPU_GROUP = 256       # where the register file is unknown
 GPU_GROUP_LIMIT = 1024
@@ -318,14 +320,12 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     size = (min(TALL_GROUP, known.max_group) if tall else
             gpu_group(known.registers, tile, known.max_group, steps, itemsize))
-    measured = cached_probe(device)
-    bandwidth = measured.read_gbs * 1e9 if measured else DEFAULT_BANDWIDTH
     # a tile's work-items in flight, `steps` steps of K each; the tiles at the same step
     # share its bytes (M + N values)
-    items = bandwidth * LOADED_LATENCY_S / (steps * (m + n) * itemsize)
-    fill = (f"{items:.0f} work-items a tile keep {bandwidth * LOADED_LATENCY_S / 2**20:.1f}"
-            f" MB in flight ({'probed' if measured else 'assumed'} "
-            f"{bandwidth / 1e12:.1f} TB/s x {LOADED_LATENCY_S * 1e6:g} us)")
+    in_flight = known.compute_units * IN_FLIGHT_PER_UNIT
+    items = in_flight / (steps * (m + n) * itemsize)
+    fill = (f"{items:.0f} work-items a tile keep {in_flight / 2**20:.1f} MB in flight "
+            f"({IN_FLIGHT_PER_UNIT / 1000:g} KB a compute unit)")
     # many tiles: no more work-items than one wave holds (bigger groups would each sum a
     # few steps of K, and pay their sum and a second wave's tail)
     one_wave = wave_share(known, tile, steps, tiles, itemsize)
@@ -336,9 +336,8 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         fill += f", at most one wave's {one_wave:.0f} a tile"
     wanted = 1 << max(0, round(log2(max(1.0, items / size))))
     # C's tiles take about a group a compute unit between them at least (a power of two
-    # a tile): Little's law on the H100's probed 2.9 TB/s gave one tile 64 groups, half
-    # the SMs idle (1.03-1.6x slower than 132), and 16 x 16's four tiles 16 each (1.4x
-    # slower than 32; bench/results/2026-11-27-h100-short-k)
+    # a tile): on the H100, one tile in 64 groups (half the SMs idle) ran 1.03-1.6x
+    # slower than in 132 (bench/results/2026-11-27-h100-short-k)
     share = known.compute_units // tiles
     if share:
         wanted = max(wanted, 1 << (share.bit_length() - 1))
@@ -349,8 +348,12 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         # the nearest whole number of waves, at least one and enough for MAX_TERMS, even
         # past the bound of MIN_TERMS: at K = 2^21 it gave 128 groups of 1024, 4 of 132
         # SMs idle, and 264 ran 1.03-1.10x slower than 132
-        waves = max(1, round(groups / known.compute_units),
-                    ceil(accurate / known.compute_units))
+        waves = max(1, round(groups / known.compute_units))
+        # and no more than the device holds at once, its registers allowing: a second
+        # round of groups only adds its tail (8 x 12 x 2^20 in 264 groups of 256, one a
+        # unit, ran 1.14x slower than in 132)
+        held = known.items_per_unit(item_registers(tile, steps, itemsize)) // size
+        waves = max(min(waves, max(1, held)), ceil(accurate / known.compute_units))
         groups = waves * known.compute_units
         terms += f", then whole waves of {known.compute_units} groups"
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
