@@ -21,6 +21,9 @@
 #           bound of MIN_TERMS lies between whole waves (183 and 170 groups)
 #   tiles   the probe, then group_counts.py where the probed bandwidth still halves auto's
 #           count: tall C of several tiles, and one tile of 8 x 12 at K = 2^20
+#   final   the tests (a longer limit), the probe, the goals (auto now the same with and
+#           without it), and group_counts.py where the probe had halved the count and
+#           where one tile's count had been a second round of groups
 #   waves   the same as auto before and after in turns of whole processes (steps.sh),
 #           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
 #           processes (the control's 0.88-1.16x) swamped it
@@ -83,6 +86,16 @@ if part tiles; then
      --shapes 32x6x1048576,32x6x8388608 --json "$out/tiles_32.json"
    TAILN=3 step tiles_one 150 python3 group_counts.py --rounds 5 --gs 132,264 \
      --shapes 8x12x1048576,1x1x8388608 --json "$out/tiles_one.json")
+fi
+if part final; then
+  TAILN=4 step tests_final 500 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
+    tests/test_tallskinny.py tests/test_shipped_database.py
+  (cd bench/gpu
+   probe
+   TAILN=3 step shapes_final 200 python3 shapes.py --json "$out/shapes_final.json"
+   TAILN=9 step counts_final 200 python3 group_counts.py --rounds 5 --gs 2,32,132,264 \
+     --shapes 32x6x1048576,1000x12x65536,1000x16x8192,8x12x1048576,10x10x700000,1x1x8388608 \
+     --json "$out/counts_final.json")
 fi
 if part waves; then
   control='"variant": "tallskinny", "GS": 132, "BS": 512, "tile_y": 9, "tile_x": 9, "REDUCE": 1, "FUSE": 1'
