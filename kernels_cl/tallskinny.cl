@@ -137,7 +137,7 @@ inline int take_ticket(__global int *ticket)
 {
 #if PORTGEMM_PTX && PORTGEMM_SM >= 70
     /* one acquire-release atomic in place of two fences: at K = 2^21 on the H100,
-     * 1-3% faster than a fence by each work-item before the barrier and by the last
+     * 1-5% faster than a fence by each work-item before the barrier and by the last
      * group after the ticket (bench/results/2026-11-27-h100-short-k) */
     int old;
     asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
