@@ -24,6 +24,10 @@
 #   final   the tests (a longer limit), the probe, the goals (auto now the same with and
 #           without it), and group_counts.py where the probe had halved the count and
 #           where one tile's count had been a second round of groups
+#   split   tile_split.py: a C too big for one tile, split for the fewest loads a step
+#           against the fewest tiles (float32, then float64)
+#   splits  tile_split.py over more of the splits the rule of fewest loads moves (after the
+#           first, 3.5% ... 61% fewer loads a step), float32 and float64
 #   waves   the same as auto before and after in turns of whole processes (steps.sh),
 #           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
 #           processes (the control's 0.88-1.16x) swamped it
@@ -96,6 +100,19 @@ if part final; then
    TAILN=9 step counts_final 200 python3 group_counts.py --rounds 5 --gs 2,32,132,264 \
      --shapes 32x6x1048576,1000x12x65536,1000x16x8192,8x12x1048576,10x10x700000,1x1x8388608 \
      --json "$out/counts_final.json")
+fi
+if part split; then
+  (cd bench/gpu
+   TAILN=11 step split 300 python3 tile_split.py --rounds 5 --json "$out/split.json"
+   TAILN=5 step split64 200 python3 tile_split.py --rounds 5 --dtype float64 \
+     --shapes 32x6x1048576,6x32x1048576,64x3x1048576,12x12x1048576 --json "$out/split64.json")
+fi
+if part splits; then
+  (cd bench/gpu
+   TAILN=16 step splits 300 python3 tile_split.py --rounds 5 --json "$out/splits.json" \
+     --shapes 16x16x2097152,16x16x33554432,3x64x1048576,3x48x1048576,6x24x1048576,7x32x1048576,8x32x1048576,9x16x1048576,10x16x1048576,11x12x1048576,16x12x1048576,17x8x1048576,21x12x1048576,6x40x1048576
+   TAILN=12 step splits64 250 python3 tile_split.py --rounds 5 --dtype float64 --json "$out/splits64.json" \
+     --shapes 3x64x1048576,6x32x1048576,6x42x1048576,7x32x1048576,9x24x1048576,11x12x1048576,16x12x1048576,17x8x1048576,21x12x1048576,41x6x1048576)
 fi
 if part waves; then
   control='"variant": "tallskinny", "GS": 132, "BS": 512, "tile_y": 9, "tile_x": 9, "REDUCE": 1, "FUSE": 1'
