@@ -128,11 +128,6 @@ WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K
 
 
 MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
-# ... split into the fewest tiles, unless another split loads at most this share of their
-# values a step: on the H100, 6 x 32 (float64), 32 x 6, 41 x 6 and 64 x 3 ran 1.05-1.56x
-# faster split for fewer loads (19-61% fewer); 12 x 12 and 20 x 10, 6-12% fewer, ran
-# 0.79-1.01x (bench/results/2026-11-27-h100-short-k)
-LEANER_SPLIT = 0.85
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
 # A tall C of TALL_FROM to 24 columns on a GPU: tiles of TALL_ROWS rows and all the
 # columns, groups of TALL_GROUP, as many steps loaded at once (up to TALL_STEPS) as keep
@@ -149,36 +144,21 @@ MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's
 TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
 
 
-def tile_for(m: int, n: int, budget: int, layout: str = "CC",
-             itemsize: int = 4) -> tuple[int, int]:
+def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
     """A GPU work-item's tile of C: all of it within ``budget`` accumulators, else the
-    split into the fewest tiles (then the squarest) that fits, unless another split loads
-    at most LEANER_SPLIT of its values a step of K (step_loads): 32 x 6 in four tiles of
-    8 x 6 loads 56 a step, in three of 32 x 2 102."""
+    split into the fewest tiles (then the squarest) that fits."""
     if m * n <= budget:
         return m, n
-    splits = [(rows, min(n, budget // rows)) for rows in range(1, min(m, budget) + 1)]
-
-    def tiles(tile):
-        return ceil(m / tile[0]) * ceil(n / tile[1])
-
-    def loads(tile):
-        return step_loads(m, n, tile, layout, itemsize)
-
-    fewest = min(splits, key=lambda tile: (tiles(tile), abs(tile[0] - tile[1])))
-    leanest = min(splits, key=lambda tile: (loads(tile), tiles(tile), abs(tile[0] - tile[1])))
-    return leanest if loads(leanest) <= LEANER_SPLIT * loads(fewest) else fewest
-
-
-def step_loads(m: int, n: int, tile: tuple[int, int], layout: str, itemsize: int) -> int:
-    """Loads a step of K costs C's tiles: each loads its rows of A and its columns of B,
-    a run of 16 bytes one load where the kernel reads it as a vector (a column of a
-    column-major A, a row of a row-major B, whole and aligned)."""
-    rows, cols = tile
-    width = 16 // itemsize
-    a = rows // width if layout[0] == "F" and rows % width == 0 and m % width == 0 else rows
-    b = cols // width if layout[1] == "C" and cols % width == 0 and n % width == 0 else cols
-    return ceil(m / rows) * ceil(n / cols) * (a + b)
+    best = None
+    for rows in range(1, m + 1):
+        cols = min(n, budget // rows)
+        if cols < 1:
+            break
+        count = ceil(m / rows) * ceil(n / cols)
+        key = (count, abs(rows - cols))
+        if best is None or key < best[0]:
+            best = (key, (rows, cols))
+    return best[1]
 
 
 def wide_reads(layout: str) -> str:
@@ -316,9 +296,8 @@ def wave_share(known: Traits, tile: tuple[int, int], steps: int, tiles: int,
 
 def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
                       layout: str = "CC") -> tuple[dict, str]:
-    """(parameters, why) for the tallskinny kernel on this device and shape; ``layout``
-    (A's order and B's) shapes a wide C's tiles on a CPU, and on a GPU the split of a C
-    too big for one tile (the runs read as vectors)."""
+    """(parameters, why) for the tallskinny kernel on this device and shape; on a CPU
+    ``layout`` (A's order and B's) shapes a wide C's tiles."""
     known = traits(device)
     if device.type == "cpu":
         return cpu_row_params(known, m, n, k, itemsize, layout)
@@ -331,7 +310,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
                     <= TALL_VALUES)
     else:
         per_item = MULTI_TILE if several else ACCUMULATORS
-        tile = tile_for(m, n, per_item, layout, itemsize)
+        tile = tile_for(m, n, per_item)
         if m >= SKINNY_LONG and tile[1] < n <= per_item:
             # a tall C (the skinny class): tiles of all its columns read A once, where
             # 16 x 4 tiles read it three times (4096 x 12 x 4096 on the H200: 65 us, 43
