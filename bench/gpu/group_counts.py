@@ -32,15 +32,40 @@ def median_ms(a_dev, b_dev, params, reps=10):
     return statistics.median(r.kernel_ms for r in runs[2:]), runs[-1]
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def in_turns(device, m, n, k, dtype, points, rounds, rng):
+    """tallskinny with each of points' parameters (name: params) on the same random
+    operands, in turns: (each one's times a round in ms, their medians, relative errors
+    against float64)"""
+    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+    ref = a.astype(np.float64) @ b
+    a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+    times = {name: [] for name in points}
+    errors = {}
+    for r in range(rounds):
+        names = list(points)[r % len(points):] + list(points)[:r % len(points)]
+        for name in names:
+            ms, result = median_ms(a_dev, b_dev, points[name])
+            times[name].append(ms)
+            c = result.c.get()
+            errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
+    return times, {name: statistics.median(t) for name, t in times.items()}, errors
+
+
+def shape_parser(doc: str, shapes: str, json_name: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--device", default="gpu")
-    p.add_argument("--shapes", default=SHAPES)
+    p.add_argument("--shapes", default=shapes)
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    p.add_argument("--gs", default="", help="more counts of groups to time, GS[,GS]")
     p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--json", default="group_counts.json")
-    args = p.parse_args()
+    p.add_argument("--json", default=json_name)
+    return p
+
+
+def measure_shapes(args, points_for, line) -> None:
+    """For each of args.shapes: points_for(device, m, n, k, itemsize) gives the points to
+    time (name: tallskinny's params; None skips the shape), in_turns times them, line(points,
+    medians) says how they came out; the rows go to args.json."""
     device = portgemm.select_device(args.device)
     print(device.description, flush=True)
     rng = np.random.default_rng(0)
@@ -48,10 +73,27 @@ def main():
     rows = []
     for spec in args.shapes.split(","):
         m, n, k = map(int, spec.split("x"))
+        points = points_for(device, m, n, k, itemsize)
+        if points is None:
+            print(f"{spec}: auto does not pick tallskinny; skipped", flush=True)
+            continue
+        times, med, errors = in_turns(device, m, n, k, args.dtype, points, args.rounds, rng)
+        rows.append({"shape": spec, "dtype": args.dtype, "params": points,
+                     "rounds_ms": times, "median_ms": med, "relerr": errors})
+        print(f"{spec:<14} {line(points, med)}", flush=True)
+    with open(args.json, "w") as f:
+        json.dump({"device": device.description, "rows": rows}, f, indent=1)
+
+
+def main():
+    p = shape_parser(__doc__, SHAPES, "group_counts.json")
+    p.add_argument("--gs", default="", help="more counts of groups to time, GS[,GS]")
+    args = p.parse_args()
+
+    def points_for(device, m, n, k, itemsize):
         chosen = choose(device, m, n, k, itemsize)
         if chosen.variant != "tallskinny":
-            print(f"{spec}: auto picks {chosen.variant}; skipped", flush=True)
-            continue
+            return None
         bound = k // (MIN_TERMS * chosen.params["BS"])
         counts = {"bound": max(1, min(chosen.params["GS"], bound))}
         counts.update((f"GS={gs}", int(gs)) for gs in args.gs.split(",") if gs)
@@ -59,29 +101,14 @@ def main():
         for name, gs in counts.items():
             if gs not in (point["GS"] for point in points.values()):
                 points[name] = dict(chosen.params, GS=gs)
-        a = rng.uniform(-1, 1, (m, k)).astype(args.dtype)
-        b = rng.uniform(-1, 1, (k, n)).astype(args.dtype)
-        ref = a.astype(np.float64) @ b
-        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
-        times = {name: [] for name in points}
-        errors = {}
-        for r in range(args.rounds):
-            names = list(points)[r % len(points):] + list(points)[:r % len(points)]
-            for name in names:
-                ms, result = median_ms(a_dev, b_dev, points[name])
-                times[name].append(ms)
-                c = result.c.get()
-                errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
-        med = {name: statistics.median(t) for name, t in times.items()}
-        row = {"shape": spec, "dtype": args.dtype, "params": chosen.params,
-               "gs": {name: pt["GS"] for name, pt in points.items()},
-               "rounds_ms": times, "median_ms": med, "relerr": errors}
-        rows.append(row)
-        print(f"{spec:<14} BS={chosen.params['BS']:<4} "
-              + " | ".join(f"{name} ({points[name]['GS']}) {med[name] * 1e3:7.1f} us "
-                           f"{med[name] / med['auto']:.3f}" for name in points), flush=True)
-    with open(args.json, "w") as f:
-        json.dump({"device": device.description, "rows": rows}, f, indent=1)
+        return points
+
+    def line(points, med):
+        return (f"BS={points['auto']['BS']:<4} "
+                + " | ".join(f"{name} ({points[name]['GS']}) {med[name] * 1e3:7.1f} us "
+                             f"{med[name] / med['auto']:.3f}" for name in points))
+
+    measure_shapes(args, points_for, line)
 
 
 if __name__ == "__main__":

@@ -12,19 +12,15 @@ printout named it "auto" and the fewest tiles "before".)
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
 from math import ceil
 
-import numpy as np
 
 import portgemm
 import portgemm.auto.tallskinny as model
 from portgemm.auto import choice
 from portgemm.auto.tallskinny import tile_for as shipped_tile_for
 
-from group_counts import median_ms
+from group_counts import measure_shapes, shape_parser
 
 SHAPES = ("32x6x1048576,32x6x8388608,6x32x1048576,64x3x1048576,3x64x1048576,"
           "12x12x1048576,12x12x8388608,41x6x1048576,20x10x1048576,16x9x8388608")
@@ -73,50 +69,23 @@ def auto_with(tile_rule, device, m, n, k, itemsize):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--device", default="gpu")
-    p.add_argument("--shapes", default=SHAPES)
-    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--json", default="tile_split.json")
-    args = p.parse_args()
-    device = portgemm.select_device(args.device)
-    print(device.description, flush=True)
-    rng = np.random.default_rng(0)
-    itemsize = np.dtype(args.dtype).itemsize
-    rows = []
-    for spec in args.shapes.split(","):
-        m, n, k = map(int, spec.split("x"))
-        points = {"auto": auto_with(shipped_tile_for, device, m, n, k, itemsize),
+    args = shape_parser(__doc__, SHAPES, "tile_split.json").parse_args()
+
+    def points_for(device, m, n, k, itemsize):
+        chosen = {"auto": auto_with(shipped_tile_for, device, m, n, k, itemsize),
                   "loads": auto_with(leaner_split("CC", itemsize), device, m, n, k,
                                      itemsize)}
-        if any(c.variant != "tallskinny" for c in points.values()):
-            print(f"{spec}: auto picks {points['auto'].variant}; skipped", flush=True)
-            continue
-        a = rng.uniform(-1, 1, (m, k)).astype(args.dtype)
-        b = rng.uniform(-1, 1, (k, n)).astype(args.dtype)
-        ref = a.astype(np.float64) @ b
-        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
-        times = {name: [] for name in points}
-        errors = {}
-        for r in range(args.rounds):
-            names = list(points)[r % 2:] + list(points)[:r % 2]
-            for name in names:
-                ms, result = median_ms(a_dev, b_dev, points[name].params)
-                times[name].append(ms)
-                c = result.c.get()
-                errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
-        med = {name: statistics.median(t) for name, t in times.items()}
-        rows.append({"shape": spec, "dtype": args.dtype,
-                     "params": {name: c.params for name, c in points.items()},
-                     "rounds_ms": times, "median_ms": med, "relerr": errors})
-        tile = {name: f"{c.params['tile_y']}x{c.params['tile_x']} GS {c.params['GS']} "
-                      f"BS {c.params['BS']}" for name, c in points.items()}
-        print(f"{spec:<14} auto {tile['auto']}: {med['auto'] * 1e3:8.1f} us | loads "
-              f"{tile['loads']}: {med['loads'] * 1e3:8.1f} us | auto / loads "
-              f"{med['auto'] / med['loads']:.3f}", flush=True)
-    with open(args.json, "w") as f:
-        json.dump({"device": device.description, "rows": rows}, f, indent=1)
+        if any(c.variant != "tallskinny" for c in chosen.values()):
+            return None
+        return {name: c.params for name, c in chosen.items()}
+
+    def line(points, med):
+        tile = {name: f"{p['tile_y']}x{p['tile_x']} GS {p['GS']} BS {p['BS']}"
+                for name, p in points.items()}
+        return (f"auto {tile['auto']}: {med['auto'] * 1e3:8.1f} us | loads {tile['loads']}: "
+                f"{med['loads'] * 1e3:8.1f} us | auto / loads {med['auto'] / med['loads']:.3f}")
+
+    measure_shapes(args, points_for, line)
 
 
 if __name__ == "__main__":
