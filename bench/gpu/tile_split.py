@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from math import ceil
 
-
 import portgemm
 import portgemm.auto.tallskinny as model
 from portgemm.auto import choice
