@@ -31,6 +31,9 @@
 #   waves   the same as auto before and after in turns of whole processes (steps.sh),
 #           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
 #           processes (the control's 0.88-1.16x) swamped it
+# Each part ran with the tree of its record's section (bench/results/2026-11-27-h100-short-k):
+# auto read the probe's bandwidth until 88838ee, and split and splits ran the candidate
+# split as auto (59d308e; tile_split.py now times it beside auto as "loads").
 #   PARTS="tests fence counts" bash bench/gpu/short_k.sh
 source bench/gpu/steps.sh
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
