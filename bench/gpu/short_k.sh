@@ -28,6 +28,8 @@
 #           against the fewest tiles (float32, then float64)
 #   splits  tile_split.py over more of the splits the rule of fewest loads moves (after the
 #           first, 3.5% ... 61% fewer loads a step), float32 and float64
+#   regs    kernel_registers.py: the registers ptxas builds tallskinny's tiles of several-
+#           tile C to (float32, KU 2, groups of 512), the fast splits and the slow
 #   waves   the same as auto before and after in turns of whole processes (steps.sh),
 #           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
 #           processes (the control's 0.88-1.16x) swamped it
@@ -116,6 +118,13 @@ if part splits; then
      --shapes 16x16x2097152,16x16x33554432,3x64x1048576,3x48x1048576,6x24x1048576,7x32x1048576,8x32x1048576,9x16x1048576,10x16x1048576,11x12x1048576,16x12x1048576,17x8x1048576,21x12x1048576,6x40x1048576
    TAILN=12 step splits64 250 python3 tile_split.py --rounds 5 --dtype float64 --json "$out/splits64.json" \
      --shapes 3x64x1048576,6x32x1048576,6x42x1048576,7x32x1048576,9x24x1048576,11x12x1048576,16x12x1048576,17x8x1048576,21x12x1048576,41x6x1048576)
+fi
+if part regs; then
+  args=()
+  for tile in 11x5 4x12 7x9 4x16 9x7 3x16 10x6 8x8 6x10 5x10 32x2 8x6 21x3 9x6 1x64 2x32; do
+    args+=(--candidate "$tile={\"variant\": \"tallskinny\", \"tile_y\": ${tile%x*}, \"tile_x\": ${tile#*x}, \"BS\": 512, \"GS\": 32, \"KU\": 2, \"REDUCE\": 1, \"FUSE\": 1}")
+  done
+  (cd bench/gpu && TAILN=40 step regs 200 python3 kernel_registers.py --dtype float32 "${args[@]}")
 fi
 if part waves; then
   control='"variant": "tallskinny", "GS": 132, "BS": 512, "tile_y": 9, "tile_x": 9, "REDUCE": 1, "FUSE": 1'
