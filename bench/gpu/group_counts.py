@@ -22,14 +22,10 @@ import portgemm
 from portgemm.auto import choose
 from portgemm.auto.tallskinny import MIN_TERMS
 
+from shapes import kernel_ms
+
 SHAPES = ("3x3x2097152,5x5x2097152,4x4x2097152,1x1x1800000,3x3x1500000,5x5x1200000,"
           "7x7x700000,8x8x1048576,9x9x1048576,2x2x4194304")
-
-
-def median_ms(a_dev, b_dev, params, reps=10):
-    runs = [portgemm.gemm(a_dev, b_dev, variant="tallskinny", params=params)
-            for _ in range(reps + 2)]
-    return statistics.median(r.kernel_ms for r in runs[2:]), runs[-1]
 
 
 def in_turns(device, m, n, k, dtype, points, rounds, rng):
@@ -45,7 +41,7 @@ def in_turns(device, m, n, k, dtype, points, rounds, rng):
     for r in range(rounds):
         names = list(points)[r % len(points):] + list(points)[:r % len(points)]
         for name in names:
-            ms, result = median_ms(a_dev, b_dev, points[name])
+            ms, result = kernel_ms(a_dev, b_dev, variant="tallskinny", params=points[name])
             times[name].append(ms)
             c = result.c.get()
             errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))

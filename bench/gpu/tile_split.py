@@ -24,7 +24,6 @@ from group_counts import measure_shapes, shape_parser
 SHAPES = ("32x6x1048576,32x6x8388608,6x32x1048576,64x3x1048576,3x64x1048576,"
           "12x12x1048576,12x12x8388608,41x6x1048576,20x10x1048576,16x9x8388608")
 
-
 LEANER_SPLIT = 0.85
 
 
