@@ -70,10 +70,6 @@
 #ifndef KU
 #define KU 1        // steps of K whose loads a work-item issues before their products
 #endif
-#ifndef KV
-#define KV 1        // consecutive steps of K a work-item takes at once (1, 2 or 4), read
-                    // as one vector where they lie in a line of memory
-#endif
 #ifndef ROWVEC
 #define ROWVEC 0    // 1: each row of the tile one vector, K walked step by step (BS = 1)
 #endif
@@ -365,107 +361,6 @@ inline void add_products(REAL *acc, const REAL *a, const REAL *b)
             acc[y * TN + x] = MAD(a[y], b[x], acc[y * TN + x]);
 }
 
-#if KV > 1
-#define KVEC PG_CAT(REAL, KV)
-#define KV_LOAD(p) (*(__global const KVEC *)(p))  /* aligned: a vector load */
-#define KV_STORE PG_CAT(vstore, KV)
-#define NO_VALUE(i) 0
-/* KV steps' values from k on: a[u] and b[u] are step k + u's. along_a: A's rows lie
- * along K (row-major, aligned), each read as one vector of KV steps; along_b: B's
- * columns lie along K (column-major, aligned) and are read so, or a row-major B is packed
- * (ldb = N = TN), so that its KV rows are KV * TN values in a line, read as WIDE vectors.
- * Else value by value. A warp then reads 16 bytes a work-item where it read 4. */
-inline void load_steps(REAL a[KV][TM], REAL b[KV][TN], const int k,
-                       __global const REAL *restrict A, const int lda, const int *rows,
-                       const bool along_a,
-                       __global const REAL *restrict B, const int ldb, const int *cols,
-                       const bool along_b)
-{
-    REAL run[KV];
-    #pragma unroll
-    for (int y = 0; y < TM; ++y) {
-        if (along_a) {
-            KV_STORE(KV_LOAD(A + rows[y] * lda + k), 0, run);
-            #pragma unroll
-            for (int u = 0; u < KV; ++u)
-                a[u][y] = run[u];
-        } else {
-            #pragma unroll
-            for (int u = 0; u < KV; ++u)
-                a[u][y] = A_AT(rows[y], k + u);
-        }
-    }
-#if B_COLMAJOR
-    #pragma unroll
-    for (int x = 0; x < TN; ++x) {
-        if (along_b) {
-            KV_STORE(KV_LOAD(B + cols[x] * ldb + k), 0, run);
-            #pragma unroll
-            for (int u = 0; u < KV; ++u)
-                b[u][x] = run[u];
-        } else {
-            #pragma unroll
-            for (int u = 0; u < KV; ++u)
-                b[u][x] = B_AT(k + u, cols[x]);
-        }
-    }
-#else
-    if (along_b) {
-        REAL block[KV * TN];
-        READ_RUN(block, KV * TN, true, B + k * ldb, NO_VALUE)
-        #pragma unroll
-        for (int u = 0; u < KV; ++u)
-            #pragma unroll
-            for (int x = 0; x < TN; ++x)
-                b[u][x] = block[u * TN + x];
-    } else {
-        #pragma unroll
-        for (int u = 0; u < KV; ++u)
-            #pragma unroll
-            for (int x = 0; x < TN; ++x)
-                b[u][x] = B_AT(k + u, cols[x]);
-    }
-#endif
-}
-
-/* acc += a[y] * b[x] over the work-item's runs of KV steps from k, k + BS KV, ... below
- * k_end, KU runs' loads issued before their products, the steps in order; the last
- * group's last run may be cut short by K, and is read value by value. */
-inline void accumulate_runs(REAL *acc, int k, const int k_end,
-                            __global const REAL *restrict A, const int lda, const int *rows,
-                            const bool along_a,
-                            __global const REAL *restrict B, const int ldb, const int *cols,
-                            const bool along_b)
-{
-    for (; k + (KU - 1) * BS * KV + KV <= k_end; k += KU * BS * KV) {
-        REAL a[KU][KV][TM], b[KU][KV][TN];
-        #pragma unroll
-        for (int u = 0; u < KU; ++u)
-            load_steps(a[u], b[u], k + u * BS * KV, A, lda, rows, along_a, B, ldb, cols,
-                       along_b);
-        #pragma unroll
-        for (int u = 0; u < KU; ++u)
-            #pragma unroll
-            for (int v = 0; v < KV; ++v)
-                add_products(acc, a[u][v], b[u][v]);
-    }
-#if KU > 1
-    for (; k + KV <= k_end; k += BS * KV) {
-        REAL a[KV][TM], b[KV][TN];
-        load_steps(a, b, k, A, lda, rows, along_a, B, ldb, cols, along_b);
-        #pragma unroll
-        for (int v = 0; v < KV; ++v)
-            add_products(acc, a[v], b[v]);
-    }
-#endif
-    for (; k < k_end; ++k) {
-        REAL a[TM], b[TN];
-        load_step(a, b, k, A, lda, rows, false, B, ldb, cols, false);
-        add_products(acc, a, b);
-    }
-}
-#endif
-
 /* acc += a[y] * b[x] over the work-item's steps k, k + BS, ... < k_end, KU steps' loads
  * issued before their products (in step order: the sums do not depend on KU). Callers
  * pass wide_a and wide_b as constants, so each form compiles into loops of its own. */
@@ -736,14 +631,6 @@ inline bool aligned_runs(__global const REAL *p, const int n, const int ld)
     return n % WIDTH == 0 && ld % WIDTH == 0 && (size_t)p % sizeof(WIDE) == 0;
 }
 
-#if KV > 1
-/* Whether lines ld apart from p, read from multiples of KV on, give aligned KVEC vectors */
-inline bool aligned_along_k(__global const REAL *p, const int ld)
-{
-    return ld % KV == 0 && (size_t)p % (KV * sizeof(REAL)) == 0;
-}
-#endif
-
 __kernel __attribute__((reqd_work_group_size(BS * TG, 1, 1)))
 void partial_tiles(const int M, const int N, const int K,
                    __global const REAL *restrict A, const int lda,
@@ -765,9 +652,9 @@ void partial_tiles(const int M, const int N, const int K,
     const int groups = get_num_groups(0) / tile_groups;
     /* Group g's contiguous run of K, walked with a stride of BS: the g-th of GS shares of
      * the steps of BS, within one step of each other (GS need not divide them). */
-    const int steps = (K + BS * KV - 1) / (BS * KV);
-    const int k_begin = (int)((long)g * steps / groups) * BS * KV;
-    const int k_end = min(K, (int)((long)(g + 1) * steps / groups) * BS * KV);
+    const int steps = (K + BS - 1) / BS;
+    const int k_begin = (int)((long)g * steps / groups) * BS;
+    const int k_end = min(K, (int)((long)(g + 1) * steps / groups) * BS);
     const int m0 = (tile / tiles_n) * TM;
     const int n0 = (tile % tiles_n) * TN;
 
@@ -785,24 +672,10 @@ void partial_tiles(const int M, const int N, const int K,
     for (int q = 0; q < QN; ++q)
         acc[q] = 0;
 
-    const int k = k_begin + sid * KV;
+    const int k = k_begin + sid;
 #if ROWVEC
     accumulate_rows(acc, k, vector_steps_end(n0, N, K, ldb, k, k_end), k_end, A, lda, rows,
                     B, ldb, n0, cols);
-#elif KV > 1
-    /* k is a multiple of KV: a run of KV steps starts on a multiple of KV values */
-    const bool along_a = !A_COLMAJOR && aligned_along_k(A, lda);
-    const bool along_b = B_COLMAJOR ? aligned_along_k(B, ldb)
-                                    : n0 == 0 && TN == N && ldb == N && KV * TN % WIDTH == 0
-                                      && (size_t)B % sizeof(WIDE) == 0;
-    if (along_a && along_b)
-        accumulate_runs(acc, k, k_end, A, lda, rows, true, B, ldb, cols, true);
-    else if (along_a)
-        accumulate_runs(acc, k, k_end, A, lda, rows, true, B, ldb, cols, false);
-    else if (along_b)
-        accumulate_runs(acc, k, k_end, A, lda, rows, false, B, ldb, cols, true);
-    else
-        accumulate_runs(acc, k, k_end, A, lda, rows, false, B, ldb, cols, false);
 #else
     const bool wide_a = A_COLMAJOR && m0 + TM <= M && aligned_runs(A, TM, lda);
     const bool wide_b = !B_COLMAJOR && n0 + TN <= N && aligned_runs(B, TN, ldb);

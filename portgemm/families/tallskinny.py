@@ -32,11 +32,6 @@ def _butterfly_lanes(p: Params) -> bool:
     return not p["REDUCE"] or p["BS"] >= LANES
 
 
-@restriction("ROWVEC=1 needs KV=1 (it reads B's rows, not runs of K)")
-def _rows_one_step(p: Params) -> bool:
-    return not p["ROWVEC"] or p["KV"] == 1
-
-
 @restriction("ROWVEC=1 needs BS=1 (its work-item walks its run of K step by step)")
 def _rows_alone(p: Params) -> bool:
     return not p["ROWVEC"] or p["BS"] == 1
@@ -79,12 +74,12 @@ class TallSkinny(Variant):
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
              "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16, 32, 64, 128, 256],
              "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4],
-             "KV": [1, 2, 4], "ROWVEC": [0, 1]}
+             "ROWVEC": [0, 1]}
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
-                "TG": 1, "KU": 1, "KV": 1, "ROWVEC": 0}
+                "TG": 1, "KU": 1, "ROWVEC": 0}
     flags = ("REDUCE", "FUSE", "ROWVEC")
     restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE", "ROWVEC"), _butterfly_lanes,
-                    _rows_alone, _rows_one_step, _row_fits_vectors)
+                    _rows_alone, _row_fits_vectors)
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)
@@ -130,8 +125,7 @@ class TallSkinny(Variant):
     def defines(self, params: Params) -> dict:
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
                 "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"],
-                "TG": params["TG"], "KU": params["KU"], "KV": params["KV"],
-                "ROWVEC": params["ROWVEC"],
+                "TG": params["TG"], "KU": params["KU"], "ROWVEC": params["ROWVEC"],
                 "VN": row_width(params["tile_x"]), "RV": row_vectors(params["tile_x"])}
 
     def _first_step(self, params: Params, itemsize: int) -> dict:
@@ -147,10 +141,9 @@ class TallSkinny(Variant):
         tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
         params["TG"] = max(d for d in range(1, min(params["TG"], tiles) + 1) if tiles % d == 0)
         size = params["BS"]
-        run = size * params["KV"]  # steps of K a group takes at a time
-        groups = min(params["GS"], ceil(k / run))  # no more groups than K gives work to
-        if k + groups * run > INT_LIMIT:
-            raise ParameterError(f"{self.name}: K + GS*BS*KV = {k + groups * run} exceeds the "
+        groups = min(params["GS"], ceil(k / size))  # no more groups than K gives work to
+        if k + groups * size > INT_LIMIT:
+            raise ParameterError(f"{self.name}: K + GS*BS = {k + groups * size} exceeds the "
                                  f"kernels' 32-bit index limit {INT_LIMIT}")
         ndrange = NDRange(groups * tiles * size, size * params["TG"])
         slices = ("M", "N", "K", "A", "lda", "B", "ldb")
