@@ -4,10 +4,13 @@ of K over all tiles (a run of 16 bytes one load where the kernel reads it as a v
 taken where it loads at most LEANER_SPLIT of what auto's does, each with the groups
 auto's model gives that split. Taken in turns in one process, on the same operands
 (group_counts.py's timing: median of 10 after 2 a round, the order rotated each round),
-kernel time from OpenCL events. (At 59d308e the candidate was auto's rule, and the
-printout named it "auto" and the fewest tiles "before".)
+kernel time from OpenCL events; each point's speed over auto's (> 1: faster). (At 59d308e
+the candidate was auto's rule, and the printout named it "auto" and the fewest tiles
+"before".) --rule vectors times the second candidate (vector_split) instead, --tiles
+fixed splits beside them.
 
-    python3 bench/gpu/tile_split.py [--shapes 32x6x1048576,...] [--rounds 5] [--json split.json]
+    python3 bench/gpu/tile_split.py [--shapes 32x6x1048576,...] [--rule loads|vectors]
+        [--tiles 4x12,5x12] [--rounds 5] [--json split.json]
 """
 
 from __future__ import annotations
@@ -54,6 +57,57 @@ def leaner_split(layout: str, itemsize: int):
     return tile_for
 
 
+def vector_split(layout: str, itemsize: int):
+    """The second candidate, as model.tile_for takes it: among the splits of auto's rule
+    and, where B's rows are whole vectors, the same with the columns cut to whole
+    vectors, none with a side of one value where C's is longer (1 x 64 spills): the
+    fewest tiles, then the most sides read as whole vectors (B's columns where B is
+    row-major, A's rows where A is column-major: the side a multiple of 16 bytes, and
+    C's too), then no tile cut short on such a side (the kernel reads it value by
+    value), then the squarest, then the most accumulators, then the fewest rows."""
+    width = 16 // itemsize
+    along_a = layout[0] == "F"
+    along_b = layout[1] == "C"
+
+    def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
+        if m * n <= budget:
+            return m, n
+
+        def key(tile):
+            rows, cols = tile
+            a_vectors = along_a and rows % width == 0 and m % width == 0
+            b_vectors = along_b and cols % width == 0 and n % width == 0
+            short = (a_vectors and m % rows != 0) + (b_vectors and n % cols != 0)
+            thin = (rows == 1 < m) or (cols == 1 < n)
+            return (thin, ceil(m / rows) * ceil(n / cols), -(a_vectors + b_vectors), short,
+                    abs(rows - cols), -rows * cols, rows)
+        splits = set()
+        for rows in range(1, min(m, budget) + 1):
+            cols = min(n, budget // rows)
+            cut = cols - cols % width if along_b and n % width == 0 else cols
+            splits.update((rows, c) for c in (cols, cut) if c)
+        return min(splits, key=key)
+    return tile_for
+
+
+RULES = {"loads": leaner_split, "vectors": vector_split}
+
+
+def near_splits(m: int, n: int, budget: int, itemsize: int, more: int = 1) -> list:
+    """The splits a rule might take: for each count of rows the most columns that fit
+    and that count cut to whole vectors (16 bytes), no side of one value where C's is
+    longer, at most ``more`` tiles over the fewest of them."""
+    width = 16 // itemsize
+    splits = set()
+    for rows in range(1, min(m, budget) + 1):
+        cols = min(n, budget // rows)
+        splits.update((rows, c) for c in (cols, cols - cols % width)
+                      if c and not (rows == 1 < m or c == 1 < n))
+    count = {tile: ceil(m / tile[0]) * ceil(n / tile[1]) for tile in splits}
+    fewest = min(count.values())
+    return sorted(tile for tile in splits if count[tile] <= fewest + more)
+
+
 def auto_with(tile_rule, device, m, n, k, itemsize):
     """auto's tallskinny parameters with tile_rule splitting C"""
     kept = model.tile_for
@@ -67,21 +121,35 @@ def auto_with(tile_rule, device, m, n, k, itemsize):
 
 
 def main():
-    args = shape_parser(__doc__, SHAPES, "tile_split.json").parse_args()
+    p = shape_parser(__doc__, SHAPES, "tile_split.json")
+    p.add_argument("--rule", default="loads", choices=sorted(RULES),
+                   help="the candidate: loads (LEANER_SPLIT) or vectors (vector_split)")
+    p.add_argument("--tiles", default="",
+                   help="more splits to time, RxC[,RxC], each with auto's other parameters")
+    p.add_argument("--near", action="store_true",
+                   help="time every split of near_splits too (auto's budget of accumulators)")
+    args = p.parse_args()
+
+    def fixed(tile):
+        return lambda m, n, budget: tile if m * n > budget else (m, n)
 
     def points_for(device, m, n, k, itemsize):
-        chosen = {"auto": auto_with(shipped_tile_for, device, m, n, k, itemsize),
-                  "loads": auto_with(leaner_split("CC", itemsize), device, m, n, k,
-                                     itemsize)}
+        rules = {"auto": shipped_tile_for, args.rule: RULES[args.rule]("CC", itemsize)}
+        tiles = [tuple(map(int, spec.split("x"))) for spec in filter(None, args.tiles.split(","))]
+        if args.near:
+            tiles += near_splits(m, n, model.MULTI_TILE, itemsize)
+        for tile in tiles:
+            rules.setdefault(f"{tile[0]}x{tile[1]}", fixed(tile))
+        chosen = {name: auto_with(rule, device, m, n, k, itemsize)
+                  for name, rule in rules.items()}
         if any(c.variant != "tallskinny" for c in chosen.values()):
             return None
         return {name: c.params for name, c in chosen.items()}
 
     def line(points, med):
-        tile = {name: f"{p['tile_y']}x{p['tile_x']} GS {p['GS']} BS {p['BS']}"
-                for name, p in points.items()}
-        return (f"auto {tile['auto']}: {med['auto'] * 1e3:8.1f} us | loads {tile['loads']}: "
-                f"{med['loads'] * 1e3:8.1f} us | auto / loads {med['auto'] / med['loads']:.3f}")
+        return " | ".join(f"{name} {p['tile_y']}x{p['tile_x']} GS {p['GS']} BS {p['BS']}: "
+                          f"{med[name] * 1e3:8.1f} us {med['auto'] / med[name]:.3f}"
+                          for name, p in points.items())
 
     measure_shapes(args, points_for, line)
 
