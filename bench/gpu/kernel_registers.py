@@ -4,12 +4,14 @@ by each, for parameter sets of the families that split K.
 
     python3 bench/gpu/kernel_registers.py --dtype float64 \
         --candidate 'tall={"variant": "mma", "WM": 4, "WN": 1, "MT": 2, "NT": 2, "ASYNC_STAGES": 3}'
+        [--ptx-dir DIR]     # each candidate's PTX, for sass_loops.py
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from math import prod
 
 import numpy as np
@@ -29,6 +31,8 @@ def main():
     p.add_argument("--device", default="gpu")
     p.add_argument("--dtype", default="float64", choices=["float32", "float64"])
     p.add_argument("--candidate", action="append", default=[], metavar="NAME=JSON")
+    p.add_argument("--ptx-dir", help="also write each candidate's PTX here (NAME.ptx), for "
+                                     "sass_loops.py")
     args = p.parse_args()
     queue = Queue.for_device(args.device)
     device, dtype = queue.device, np.dtype(args.dtype)
@@ -45,7 +49,12 @@ def main():
             options=list(options[0]) + list(queue.device_options), cache_dir=False)
         if device.takes_ptx:
             ptx = bytes(program.get_info(cl.program_info.BINARIES)[0]).decode()
-            report = registers_report(for_sm90a(ptx) if needs_sm90a(ptx) else ptx)
+            ptx = for_sm90a(ptx) if needs_sm90a(ptx) else ptx
+            report = registers_report(ptx)
+            if args.ptx_dir:
+                os.makedirs(args.ptx_dir, exist_ok=True)
+                with open(os.path.join(args.ptx_dir, f"{name}.ptx"), "w") as f:
+                    f.write(ptx)
         else:
             report = "(no PTX on this device)"
         threads = prod(impl.work_group(checked))
