@@ -1,16 +1,18 @@
-"""tallskinny's split of a C too big for one work-item's tile: auto's (the fewest tiles,
-then the squarest) beside a candidate rule, the split that loads the fewest values a step
-of K over all tiles (a run of 16 bytes one load where the kernel reads it as a vector),
-taken where it loads at most LEANER_SPLIT of what auto's does, each with the groups
-auto's model gives that split. Taken in turns in one process, on the same operands
+"""tallskinny's split of a C too big for one work-item's tile: auto's beside another
+rule (--rule), fixed splits (--tiles) and every split near the fewest tiles (--near),
+each with the groups auto's model gives that split, and (--vary) the same points with
+parameters changed. The rules: fewest (the fewest tiles, then the squarest: auto's
+until 2026-11-27), loads (the split that loads the fewest values a step of K, a run of
+16 bytes one load where the kernel reads it as a vector, where it loads at most
+LEANER_SPLIT of the fewest tiles'), vectors (vector_split), columns (column_split, the
+sweeps' rule, auto's since). Taken in turns in one process, on the same operands
 (group_counts.py's timing: median of 10 after 2 a round, the order rotated each round),
-kernel time from OpenCL events; each point's speed over auto's (> 1: faster). (At 59d308e
-the candidate was auto's rule, and the printout named it "auto" and the fewest tiles
-"before".) --rule vectors times the second candidate (vector_split) instead, --tiles
-fixed splits beside them.
+kernel time from OpenCL events; each point's speed over auto's (> 1: faster). (At
+59d308e the candidate "loads" was auto's rule, and the printout named it "auto" and the
+fewest tiles "before".)
 
-    python3 bench/gpu/tile_split.py [--shapes 32x6x1048576,...] [--rule loads|vectors]
-        [--tiles 4x12,5x12] [--rounds 5] [--json split.json]
+    python3 bench/gpu/tile_split.py [--shapes 32x6x1048576,...] [--rule fewest|loads|vectors|columns]
+        [--tiles 4x12,5x12] [--near] [--vary GS=22] [--rounds 5] [--json split.json]
 """
 
 from __future__ import annotations
@@ -40,11 +42,23 @@ def step_loads(m: int, n: int, tile: tuple[int, int], layout: str, itemsize: int
     return ceil(m / rows) * ceil(n / cols) * (a + b)
 
 
+def fewest_split(layout: str, itemsize: int):
+    """auto's rule until 2026-11-27, as model.tile_for takes it: the fewest tiles, then
+    the squarest (the first such count of rows)."""
+    def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
+        if m * n <= budget:
+            return m, n
+        splits = [(rows, min(n, budget // rows)) for rows in range(1, min(m, budget) + 1)]
+        return min(splits, key=lambda tile: (ceil(m / tile[0]) * ceil(n / tile[1]),
+                                             abs(tile[0] - tile[1])))
+    return tile_for
+
+
 def leaner_split(layout: str, itemsize: int):
     """The candidate rule, as model.tile_for takes it: auto's split unless another loads
     at most LEANER_SPLIT of its values a step."""
     def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
-        fewest = shipped_tile_for(m, n, budget)
+        fewest = fewest_split(layout, itemsize)(m, n, budget)
         if m * n <= budget:
             return fewest
         splits = [(rows, min(n, budget // rows)) for rows in range(1, min(m, budget) + 1)]
@@ -90,7 +104,31 @@ def vector_split(layout: str, itemsize: int):
     return tile_for
 
 
-RULES = {"loads": leaner_split, "vectors": vector_split}
+COLUMN_TILE = 8   # columns of a tile where C has more than COLUMNS_WHOLE (rows 5-8)
+COLUMNS_WHOLE = 12  # up to this many columns a tile takes all of C's (6-12 columns)
+ROWS_MOST = 16    # rows of a tile where C has fewer than 6 columns
+
+
+def column_split(layout: str, itemsize: int):
+    """The third candidate, from the H100's sweeps (near_splits): a C of up to
+    COLUMNS_WHOLE columns in tiles of all its columns and as many rows as fit (at most
+    ROWS_MOST where it has fewer than 6); a wider C in tiles of COLUMN_TILE columns (more,
+    in multiples of it, where C has fewer than 5 rows) and as many rows as fit."""
+    def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
+        if m * n <= budget:
+            return m, n
+        if n <= COLUMNS_WHOLE:
+            cols = n
+            rows = min(m, budget // n, ROWS_MOST if n < 6 else budget)
+        else:
+            cols = max(COLUMN_TILE, budget // min(m, 5) // COLUMN_TILE * COLUMN_TILE)
+            rows = min(m, budget // cols)
+        return rows, cols
+    return tile_for
+
+
+RULES = {"fewest": fewest_split, "loads": leaner_split, "vectors": vector_split,
+         "columns": column_split}
 
 
 def near_splits(m: int, n: int, budget: int, itemsize: int, more: int = 1) -> list:
@@ -122,10 +160,16 @@ def auto_with(tile_rule, device, m, n, k, itemsize):
 
 def main():
     p = shape_parser(__doc__, SHAPES, "tile_split.json")
-    p.add_argument("--rule", default="loads", choices=sorted(RULES),
-                   help="the candidate: loads (LEANER_SPLIT) or vectors (vector_split)")
+    p.add_argument("--rule", default="fewest", choices=sorted(RULES),
+                   help="the rule timed beside auto's: fewest (auto's before 2026-11-27), "
+                        "loads (LEANER_SPLIT), vectors (vector_split), columns "
+                        "(column_split, auto's since)")
     p.add_argument("--tiles", default="",
                    help="more splits to time, RxC[,RxC], each with auto's other parameters")
+    p.add_argument("--vary", action="append", default=[], metavar="KEY=V[,KEY=V]",
+                   help="also time each point with these parameters changed (the kernel's "
+                        "AHEAD=1: the next steps' loads before this step's products); a "
+                        "new BS keeps the work-items a tile (GS scaled)")
     p.add_argument("--near", action="store_true",
                    help="time every split of near_splits too (auto's budget of accumulators)")
     args = p.parse_args()
@@ -144,7 +188,17 @@ def main():
                   for name, rule in rules.items()}
         if any(c.variant != "tallskinny" for c in chosen.values()):
             return None
-        return {name: c.params for name, c in chosen.items()}
+        points = {name: c.params for name, c in chosen.items()}
+        plain = list(points.items())
+        for spec in args.vary:
+            change = {key: int(value) for key, value in
+                      (item.split("=") for item in spec.split(","))}
+            for name, params in plain:
+                varied = dict(params, **change)
+                if "BS" in change:
+                    varied["GS"] = max(1, params["GS"] * params["BS"] // change["BS"])
+                points[f"{name}+{spec}"] = varied
+        return points
 
     def line(points, med):
         return " | ".join(f"{name} {p['tile_y']}x{p['tile_x']} GS {p['GS']} BS {p['BS']}: "
