@@ -70,9 +70,6 @@
 #ifndef KU
 #define KU 1        // steps of K whose loads a work-item issues before their products
 #endif
-#ifndef AHEAD
-#define AHEAD 0     // 1: the next KU steps' loads issued before this KU steps' products
-#endif
 #ifndef ROWVEC
 #define ROWVEC 0    // 1: each row of the tile one vector, K walked step by step (BS = 1)
 #endif
@@ -365,47 +362,14 @@ inline void add_products(REAL *acc, const REAL *a, const REAL *b)
 }
 
 /* acc += a[y] * b[x] over the work-item's steps k, k + BS, ... < k_end, KU steps' loads
- * issued before their products (in step order: the sums do not depend on KU). AHEAD 1:
- * the loads of the next KU steps are issued before this KU steps' products, so they are
- * in flight while the products run: ptxas otherwise hoists all of a round's loads ahead
- * of its products for some tiles and for others (8 x 6, 11 x 5, 12 x 4 on the H100)
- * leaves most of them beside their products, a memory round trip after another.
- * Callers pass wide_a and wide_b as constants, so each form compiles into loops of its
- * own. */
+ * issued before their products (in step order: the sums do not depend on KU). Callers
+ * pass wide_a and wide_b as constants, so each form compiles into loops of its own. */
 inline void accumulate(REAL *acc, int k, const int k_end,
                        __global const REAL *restrict A, const int lda, const int *rows,
                        const bool wide_a,
                        __global const REAL *restrict B, const int ldb, const int *cols,
                        const bool wide_b)
 {
-#if AHEAD
-    if (k + (KU - 1) * BS < k_end) {
-        REAL a[KU][TM], b[KU][TN];
-        #pragma unroll
-        for (int u = 0; u < KU; ++u)
-            load_step(a[u], b[u], k + u * BS, A, lda, rows, wide_a, B, ldb, cols, wide_b);
-        for (k += KU * BS; k + (KU - 1) * BS < k_end; k += KU * BS) {
-            REAL next_a[KU][TM], next_b[KU][TN];
-            #pragma unroll
-            for (int u = 0; u < KU; ++u)
-                load_step(next_a[u], next_b[u], k + u * BS, A, lda, rows, wide_a, B, ldb,
-                          cols, wide_b);
-            #pragma unroll
-            for (int u = 0; u < KU; ++u) {
-                add_products(acc, a[u], b[u]);
-                #pragma unroll
-                for (int y = 0; y < TM; ++y)
-                    a[u][y] = next_a[u][y];
-                #pragma unroll
-                for (int x = 0; x < TN; ++x)
-                    b[u][x] = next_b[u][x];
-            }
-        }
-        #pragma unroll
-        for (int u = 0; u < KU; ++u)
-            add_products(acc, a[u], b[u]);
-    }
-#else
     for (; k + (KU - 1) * BS < k_end; k += KU * BS) {
         REAL a[KU][TM], b[KU][TN];
         #pragma unroll
@@ -415,7 +379,6 @@ inline void accumulate(REAL *acc, int k, const int k_end,
         for (int u = 0; u < KU; ++u)
             add_products(acc, a[u], b[u]);
     }
-#endif
 #if KU > 1
     for (; k < k_end; k += BS) {
         REAL a[TM], b[TN];

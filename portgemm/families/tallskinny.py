@@ -74,11 +74,11 @@ class TallSkinny(Variant):
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
              "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16, 32, 64, 128, 256],
              "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4],
-             "AHEAD": [0, 1], "ROWVEC": [0, 1]}
+             "ROWVEC": [0, 1]}
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
-                "TG": 1, "KU": 1, "AHEAD": 0, "ROWVEC": 0}
-    flags = ("REDUCE", "FUSE", "AHEAD", "ROWVEC")
-    restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE", "AHEAD", "ROWVEC"), _butterfly_lanes,
+                "TG": 1, "KU": 1, "ROWVEC": 0}
+    flags = ("REDUCE", "FUSE", "ROWVEC")
+    restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE", "ROWVEC"), _butterfly_lanes,
                     _rows_alone, _row_fits_vectors)
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
@@ -125,8 +125,7 @@ class TallSkinny(Variant):
     def defines(self, params: Params) -> dict:
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
                 "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"],
-                "TG": params["TG"], "KU": params["KU"], "AHEAD": params["AHEAD"],
-                "ROWVEC": params["ROWVEC"],
+                "TG": params["TG"], "KU": params["KU"], "ROWVEC": params["ROWVEC"],
                 "VN": row_width(params["tile_x"]), "RV": row_vectors(params["tile_x"])}
 
     def _first_step(self, params: Params, itemsize: int) -> dict:
