@@ -1,7 +1,8 @@
 # tallskinny's AHEAD (the next steps' loads before this step's products) beside the
 # kernel as auto builds it, at the splits of C where ptxas left loads beside their
 # products (8 x 6, 11 x 5, 12 x 4, 12 x 5 on the H100) and at fast ones, float32.
-#   source .whl/setup.sh && OUT=dir bash bench/gpu/loads_ahead.sh
+# AHEAD was reverted (fe27c80): run it at cc06f41.
+#   git checkout cc06f41 && source .whl/setup.sh && OUT=dir bash bench/gpu/loads_ahead.sh
 set -u
 cd "$(dirname "$0")"
 out=${OUT:-.}
