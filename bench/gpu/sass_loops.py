@@ -7,7 +7,7 @@ Runs anywhere with NVIDIA's command-line tools from PyPI, no GPU needed:
 
     python3 -m venv /tmp/cuda && /tmp/cuda/bin/pip install nvidia-cuda-nvcc \\
         nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
-    /tmp/cuda/bin/python bench/gpu/sass_loops.py DIR/*.ptx [--arch sm_90]
+    /tmp/cuda/bin/python bench/gpu/sass_loops.py DIR/*.ptx [--arch sm_90] [--order]
 """
 
 from __future__ import annotations
@@ -82,6 +82,9 @@ def main():
     p.add_argument("ptx", nargs="+")
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--min-size", type=int, default=50, help="loops shorter than this: skipped")
+    p.add_argument("--order", action="store_true",
+                   help="also each loop's global loads (L) and FMAs (f) in program order "
+                        "(other instructions '.'): whether a step's loads go out together")
     args = p.parse_args()
     for path in args.ptx:
         report, found = disassemble(path, args.arch)
@@ -99,6 +102,10 @@ def main():
             print(f"  loop {start:#06x}-{address:#06x}: {len(body)} instructions, "
                   f"{ffma} FMA ({ffma / len(body):.0%})")
             print("    " + ", ".join(f"{op} {n}" for op, n in mix.most_common(14)))
+            if args.order:
+                print("    order: " + "".join(
+                    "L" if opcode(t).startswith("LDG") else
+                    "f" if opcode(t).startswith(("FFMA", "DFMA")) else "." for t in body))
             distances = load_use_distances(body)
             if distances:
                 print(f"    LDS to first use: min {min(distances)}, median "
