@@ -507,11 +507,12 @@ def test_auto_routes_by_shape_on_a_gpu():
     assert tall.params["BS"] == 512 and tall.params["GS"] == 132 and "bandwidth model" in tall.reason
     # no 16 x 16 tile in registers: four of 8 x 8, two steps loaded at once, and the
     # work-items a tile needs counted over the bytes the four tiles share: 3.96 MB over
-    # two steps of 32 floats = 15469, in groups of 512 (120 registers a work-item)
+    # two steps of 32 floats = 15469, in groups of 512 (120 registers a work-item): 30
+    # groups, then the four tiles' share of the 132 compute units, 33 each
     wide_c = choose(device, 16, 16, 1 << 25, sources=[])
     assert wide_c.variant == "tallskinny" and "4 tiles of C" in wide_c.reason
     assert {key: wide_c.params[key] for key in ("tile_y", "tile_x", "KU", "BS", "GS")} == {
-        "tile_y": 8, "tile_x": 8, "KU": 2, "BS": 512, "GS": 32}
+        "tile_y": 8, "tile_x": 8, "KU": 2, "BS": 512, "GS": 33}
     deep = choose(device, 1024, 1024, 16384, sources=[])
     assert deep.variant == "xgemm" and deep.params["KSPLIT"] > 1 and "split-K" in deep.reason
     wide = choose(device, 64, 64, 2_097_152, sources=[])
@@ -631,6 +632,38 @@ def test_bandwidth_model_on_cpu_and_gpu():
     other = tallskinny_params(gpu(vendor="Advanced Micro Devices, Inc."), 8, 8, 1 << 25)[0]
     assert (other["REDUCE"], other["FUSE"]) == (0, 1)
     assert tile_for(9, 9, 128) == (9, 9) and tile_for(16, 16, 64) in ((8, 8),)
+
+
+@pytest.mark.parametrize("m, n, tile", [
+    (11, 12, (5, 12)),  # all 12 columns: 4.4x faster than the fewest tiles' 11 x 5
+    (32, 6, (10, 6)),   # 3.2x faster than 32 x 2
+    (9, 16, (8, 8)),    # two vectors of B a row: 1.8x faster than 9 x 7
+    (6, 32, (6, 8)),    # 2.2x faster than 2 x 32
+    (3, 64, (3, 16)),   # few rows, more columns: 2.1x faster than 1 x 64
+    (30, 5, (16, 4)),   # never 5 columns: 2.8x faster than 10 x 5
+    (64, 3, (16, 3)),   # at most 16 rows where C has few columns: 1.3x faster than 64 x 1
+    (20, 10, (6, 10)), (16, 16, (8, 8)), (8, 32, (8, 8)),  # kept: as fast as any split
+])
+def test_a_wide_c_is_split_by_its_columns(m, n, tile):
+    """A C of more than 128 values in tiles of at most 64 accumulators, by how each tile
+    reads B (bench/results/2026-11-27-h100-tile-splits, the H100 at K = 2^20); every
+    split fits the budget."""
+    assert tile_for(m, n, 64) == tile
+    for rows in range(1, 70):
+        for cols in range(1, 70):
+            if rows * cols > 64:
+                got = tile_for(rows, cols, 64)
+                assert got[0] * got[1] <= 64 and got[0] <= rows and got[1] <= cols
+
+
+def test_several_tiles_take_their_share_of_the_compute_units():
+    """Each of C's tiles takes 132 // tiles groups when one group a unit fits: 6 tiles in
+    22 groups each ran 1.04-1.32x faster than in 32 (two rounds of groups), 3 in 44
+    1.0-1.14x faster than in 32 (bench/results/2026-11-27-h100-tile-splits)."""
+    for (m, n), tiles in (((9, 24), 6), ((21, 12), 5), ((16, 16), 4), ((11, 12), 3)):
+        params, why = tallskinny_params(gpu(), m, n, 1 << 20)
+        assert f"{tiles} tiles of C" in why and params["BS"] == 512
+        assert params["GS"] == 132 // tiles
 
 
 # --- the paper's model -------------------------------------------------------------------
@@ -867,11 +900,12 @@ def test_groups_do_not_follow_a_probed_bandwidth(tmp_path, monkeypatch):
     path.write_text(json.dumps({probing.probe_key(gpu()): asdict(h100)}))
     assert probing.cached_probe(gpu()) == h100
     assert [tallskinny_params(gpu(), *shape)[0] for shape in shapes] == alone
-    assert [p["GS"] for p in alone[:4]] == [132, 132, 132, 32]
-    # the H100's best counts there (bench/results/2026-11-27-h100-short-k)
-    assert (alone[4]["GS"], alone[5]["GS"]) == (64, 4)
+    # several tiles: each its share of the compute units (16 x 16 and 32 x 6 in four)
+    assert [p["GS"] for p in alone[:5]] == [132, 132, 132, 33, 33]
+    # the H100's best count there (bench/results/2026-11-27-h100-short-k)
+    assert alone[5]["GS"] == 4
     fewer = tallskinny_params(gpu(compute_units=33), 16, 16, 1 << 21)[0]
-    assert fewer["GS"] == 8 and tallskinny_params(gpu(), 16, 16, 1 << 21)[0]["GS"] == 32
+    assert fewer["GS"] == 8 and tallskinny_params(gpu(), 16, 16, 1 << 21)[0]["GS"] == 33
 
 
 def test_paper_model_on_a_device_without_probe(monkeypatch):

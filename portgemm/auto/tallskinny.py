@@ -11,8 +11,9 @@ model keeps IN_FLIGHT_PER_UNIT bytes in flight a compute unit, whatever the band
 Each work-item has KU steps of K in flight, and the tiles at the same step share its
 bytes (M + N values, read once from memory), so a tile needs compute units x
 IN_FLIGHT_PER_UNIT / (KU (M + N) itemsize) work-items: the nearest power of two of
-groups, and at least about a group a compute unit between C's tiles; where C is
-one tile, the nearest whole number of waves (a multiple of the compute units): the
+groups; where C has several tiles (tile_for says how it is split), each at least its
+share of the compute units (exactly, not a power of two) and at most its share of one
+round of groups the device holds at once; where C is one tile, the nearest whole number of waves (a multiple of the compute units): the
 groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than 128 on
 the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
 the largest power of two up to 1024 whose share of a compute unit's registers holds a
@@ -144,21 +145,50 @@ MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's
 TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
 
 
+# A C too big for one work-item's tile, by its columns (bench/results/2026-11-27-h100-
+# tile-splits): up to WHOLE_COLUMNS columns a tile takes them all, at most FEW_COLUMNS_ROWS
+# rows where they are fewer than 6, and never 5 (4 instead); more columns go in tiles of
+# COLUMN_TILE (whole vectors of B), more of them where C has few rows.
+WHOLE_COLUMNS = 12
+FEW_COLUMNS_ROWS = 16
+COLUMN_TILE = 8
+
+
 def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
-    """A GPU work-item's tile of C: all of it within ``budget`` accumulators, else the
-    split into the fewest tiles (then the squarest) that fits."""
+    """A GPU work-item's tile of C: all of it within ``budget`` accumulators, else a split
+    by C's columns.
+
+    The split sets how each tile reads B, and that decides the speed more than the
+    count of tiles does. In sweeps of the splits near the fewest tiles on the H100 (K =
+    2^20, 40 float32 and 16 float64 shapes of several tiles, each split with the groups
+    auto gave it), the rule before (the fewest tiles, then the squarest) ran 1.35x and
+    1.32x slower than the fastest split (geometric means), up to 4.5x (11 x 12 in 11 x
+    5; 32 x 6 in 32 x 2 3.2x; 7 x 32 in 7 x 9 2.4x). ptxas left most loads of such
+    kernels beside their products, one memory round trip after another (tiles of 5
+    columns, 8 x 6, 12 x 4, thin tiles, and tiles cut short by C's edge, which take a
+    loop of their own), where the fast ones issue a step's loads together. This rule
+    came to 1.02x and 1.04x: within 1.09x wherever its split was timed in float32 (31 of
+    40 shapes), 1.45x at float64's 9 x 24 (8 x 8) and 1.21x at its 21 x 12 (5 x 12):
+    - up to WHOLE_COLUMNS columns: all of them, as many rows as fit (32 x 6 in 10 x 6,
+      11 x 12 in 5 x 12); where they are fewer than 6, at most FEW_COLUMNS_ROWS rows
+      (64 x 3 in 21 x 3 ran 1.24x slower than in 16 x 3), and 4 of 5 (tiles of 5
+      columns ran 2.3-3.1x slower);
+    - more: tiles of COLUMN_TILE columns, two whole vectors of B's row, and as many rows
+      as fit (9 x 16 and 6 x 32 in 8 x 8 and 6 x 8); where C has fewer rows than
+      budget / COLUMN_TILE, more columns (in multiples of COLUMN_TILE) as its rows leave
+      room for (3 x 64 in 3 x 16).
+    Only the H100 was timed (bench/results/2026-11-27-h100-tile-splits); the schedules
+    come from its compiler, so another device or driver may favour other splits."""
     if m * n <= budget:
         return m, n
-    best = None
-    for rows in range(1, m + 1):
-        cols = min(n, budget // rows)
-        if cols < 1:
-            break
-        count = ceil(m / rows) * ceil(n / cols)
-        key = (count, abs(rows - cols))
-        if best is None or key < best[0]:
-            best = (key, (rows, cols))
-    return best[1]
+    if n <= WHOLE_COLUMNS:
+        cols = 4 if n == 5 else n
+        rows = min(m, budget // cols, FEW_COLUMNS_ROWS if n < 6 else budget)
+    else:
+        cols = max(COLUMN_TILE, budget // min(m, budget // COLUMN_TILE) // COLUMN_TILE
+                   * COLUMN_TILE)
+        rows = min(m, budget // cols)
+    return rows, cols
 
 
 def wide_reads(layout: str) -> str:
@@ -335,12 +365,19 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         items = min(items, one_wave)
         fill += f", at most one wave's {one_wave:.0f} a tile"
     wanted = 1 << max(0, round(log2(max(1.0, items / size))))
-    # C's tiles take about a group a compute unit between them at least (a power of two
-    # a tile): on the H100, one tile in 64 groups (half the SMs idle) ran 1.03-1.6x
-    # slower than in 132 (bench/results/2026-11-27-h100-short-k)
+    # C's tiles take about a group a compute unit between them at least: on the H100,
+    # one tile in 64 groups (half the SMs idle) ran 1.03-1.6x slower than in 132
+    # (bench/results/2026-11-27-h100-short-k). Several tiles take exactly their share of
+    # the compute units, no power of two, and no more groups than one round of all the
+    # tiles' groups holds: 6 tiles in 22 groups each ran 1.04-1.32x faster than in 32
+    # (two rounds), 5 in 26 and 3 in 44 0.93-1.34x than in 16 or 32 (bench/results/
+    # 2026-11-27-h100-tile-splits)
     share = known.compute_units // tiles
-    if share:
+    if tiles == 1:
         wanted = max(wanted, 1 << (share.bit_length() - 1))
+    elif share:
+        held = max(1, known.items_per_unit(item_registers(tile, steps, itemsize)) // size)
+        wanted = min(max(wanted, share), known.compute_units * held // tiles)
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
     terms = f"each work-item sums {MIN_TERMS} to {MAX_TERMS} terms"
