@@ -147,7 +147,7 @@ TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
 
 # A C too big for one work-item's tile, by its columns (bench/results/2026-11-27-h100-
 # tile-splits): up to WHOLE_COLUMNS columns a tile takes them all, at most FEW_COLUMNS_ROWS
-# rows where they are fewer than 6, and never 5 (4 instead); more columns go in tiles of
+# rows where they are 3 to 5, and never 5 (4 instead); more columns go in tiles of
 # COLUMN_TILE (whole vectors of B), more of them where C has few rows.
 WHOLE_COLUMNS = 12
 FEW_COLUMNS_ROWS = 16
@@ -170,9 +170,9 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
     came to 1.02x and 1.04x: within 1.09x wherever its split was timed in float32 (31 of
     40 shapes), 1.45x at float64's 9 x 24 (8 x 8) and 1.21x at its 21 x 12 (5 x 12):
     - up to WHOLE_COLUMNS columns: all of them, as many rows as fit (32 x 6 in 10 x 6,
-      11 x 12 in 5 x 12); where they are fewer than 6, at most FEW_COLUMNS_ROWS rows
-      (64 x 3 in 21 x 3 ran 1.24x slower than in 16 x 3), and 4 of 5 (tiles of 5
-      columns ran 2.3-3.1x slower);
+      11 x 12 in 5 x 12); where they are 3 to 5, at most FEW_COLUMNS_ROWS rows (64 x 3
+      in 21 x 3 ran 1.24x slower than in 16 x 3; C of 1 or 2 columns was not timed),
+      and 4 of 5 (tiles of 5 columns ran 2.3-3.1x slower);
     - more: tiles of COLUMN_TILE columns, two whole vectors of B's row, and as many rows
       as fit (9 x 16 and 6 x 32 in 8 x 8 and 6 x 8); where C has fewer rows than
       budget / COLUMN_TILE, more columns (in multiples of COLUMN_TILE) as its rows leave
@@ -183,7 +183,7 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
         return m, n
     if n <= WHOLE_COLUMNS:
         cols = 4 if n == 5 else n
-        rows = min(m, budget // cols, FEW_COLUMNS_ROWS if n < 6 else budget)
+        rows = min(m, budget // cols, FEW_COLUMNS_ROWS if 3 <= n < 6 else budget)
     else:
         cols = max(COLUMN_TILE, budget // min(m, budget // COLUMN_TILE) // COLUMN_TILE
                    * COLUMN_TILE)
