@@ -497,6 +497,26 @@ def test_shape_classes(shape, expected):
     assert class_order(*shape)[0] in (expected, "medium", "small", "large")
 
 
+@pytest.mark.parametrize("m, n, k, expected", [
+    (17, 17, 1 << 20, "tall-skinny"), (24, 24, 4096, "tall-skinny"),  # 1.3-3x the split-K tiles
+    (7, 40, 65536, "tall-skinny"), (100, 5, 1 << 20, "tall-skinny"), (3, 100, 65536, "tall-skinny"),
+    (32, 32, 1 << 20, "deep-k"),   # 1024 values: 0.71x in float32
+    (2, 200, 1 << 20, "deep-k"),   # a side of 2: 0.73-0.85x in float64
+    (24, 24, 2000, "medium"),      # K short of the deep-k class: not timed
+])
+def test_a_deep_k_c_of_few_values_is_tall_skinny_on_a_gpu(m, n, k, expected):
+    """On a GPU, a deep-K C of at most 576 values, at least 3 a side, goes to tallskinny
+    (bench/results/2026-11-27-h100-tile-splits); a CPU's classes do not change."""
+    from portgemm.auto.shapes import classify, device_class
+
+    assert device_class(gpu(), m, n, k)[0] == expected
+    if expected == "tall-skinny":
+        assert classify(m, n, k)[0] == "deep-k"
+        assert choose(gpu(), m, n, k, sources=[]).variant == "tallskinny"
+        pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
+        assert device_class(pocl, m, n, k)[0] == "deep-k"
+
+
 def test_auto_routes_by_shape_on_a_gpu():
     device = gpu()
     tall = choose(device, 8, 8, 33554432, sources=[])

@@ -133,16 +133,33 @@ SKINNY_LIMITS = {"work-item-vectorising": (9, 16, 32), "code-vectorising": (0, 0
 # bench/results/2026-11-26-cpu-xeon207-wide-rows)
 CPU_DEEP_SIDE = 256
 
+# A deep-K C of at most GPU_TALL_OUTPUT values and GPU_TALL_SIDE on its shorter side is
+# tall-skinny on a GPU: on the H100 tallskinny, in tiles split by C's columns, ran C of
+# 289-576 values (17 x 17, 20 x 20, 24 x 24, 15 x 20, 7 x 40, 6 x 64, 48 x 6, 36 x 8,
+# 12 x 32, 3 x 100, 4 x 128, 100 x 5, 50 x 10) at K = 4096 to 2^20 1.01-3.1x faster than
+# the deep-k class's split-K tiles, but for float32 12 x 32 x 16384 (0.89x) and float64
+# 4 x 128 x 2^20 (0.96x); float32 32 x 32 ran 0.71x, 16 x 64 1.02x, float64 C of 1024
+# values 1.4-1.7x, of 4096 0.3x; C of 1 or 2 rows 0.82-1.53x in float32, 0.72-1.06x in
+# float64 but for 2 x 144 (1.3-1.4x) (bench/results/2026-11-27-h100-tile-splits)
+GPU_TALL_OUTPUT = 576
+GPU_TALL_SIDE = 3
+
 
 def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
     """(class, why) of a shape on this device: its shape class, with the skinny class's
-    limits of the device's kind of compiler, and on Intel's CPU runtime a deep-K shape of
-    a small C tall-skinny."""
+    limits of the device's kind of compiler, and a deep-K shape of a small C tall-skinny
+    on Intel's CPU runtime (sides up to CPU_DEEP_SIDE) and on a GPU (up to
+    GPU_TALL_OUTPUT values, at least GPU_TALL_SIDE a side)."""
     kind = compiler_kind(device)
     own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, GPU_SKINNY))
     if own == "deep-k" and kind == "work-item-vectorising" and max(m, n) <= CPU_DEEP_SIDE:
         return "tall-skinny", (f"{why}; a C of {m} x {n} (sides <= {CPU_DEEP_SIDE}) is "
                                f"tall-skinny on a {kind} compiler")
+    if (own == "deep-k" and device.type == "gpu" and m * n <= GPU_TALL_OUTPUT
+            and min(m, n) >= GPU_TALL_SIDE):
+        return "tall-skinny", (f"{why}; a C of {m * n} values (<= {GPU_TALL_OUTPUT}), "
+                               f"{min(m, n)} or more a side (>= {GPU_TALL_SIDE}), is "
+                               f"tall-skinny on a GPU")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +
