@@ -13,8 +13,8 @@ bytes (M + N values, read once from memory), so a tile needs compute units x
 IN_FLIGHT_PER_UNIT / (KU (M + N) itemsize) work-items: the nearest power of two of
 groups; where C has several tiles (tile_for says how it is split), each at least its
 share of the compute units (exactly, not a power of two) and at most its share of one
-round of groups the device holds at once; where C is one tile, the nearest whole number of waves (a multiple of the compute units): the
-groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than 128 on
+round of groups the device holds at once; where C is one tile, the nearest whole
+number of waves (a multiple of the compute units): the groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than 128 on
 the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
 the largest power of two up to 1024 whose share of a compute unit's registers holds a
 work-item's values (its tile, its loads and ITEM_REGISTERS more: a bigger group makes
@@ -185,8 +185,8 @@ def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
         cols = 4 if n == 5 else n
         rows = min(m, budget // cols, FEW_COLUMNS_ROWS if 3 <= n < 6 else budget)
     else:
-        cols = max(COLUMN_TILE, budget // min(m, budget // COLUMN_TILE) // COLUMN_TILE
-                   * COLUMN_TILE)
+        rows = max(1, min(m, budget // COLUMN_TILE))  # a square tile's rows, or C's fewer
+        cols = max(1, budget // rows // COLUMN_TILE) * COLUMN_TILE
         rows = min(m, budget // cols)
     return rows, cols
 
@@ -369,9 +369,9 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     # one tile in 64 groups (half the SMs idle) ran 1.03-1.6x slower than in 132
     # (bench/results/2026-11-27-h100-short-k). Several tiles take exactly their share of
     # the compute units, no power of two, and no more groups than one round of all the
-    # tiles' groups holds: 6 tiles in 22 groups each ran 1.04-1.32x faster than in 32
-    # (two rounds), 5 in 26 and 3 in 44 0.93-1.34x than in 16 or 32 (bench/results/
-    # 2026-11-27-h100-tile-splits)
+    # tiles' groups holds: 6 tiles in 22 groups each ran 1.15-1.33x faster than in 16 or
+    # 32 (two rounds), 5 in 26 and 3 in 44 0.93-1.35x as fast as in 16 or 32
+    # (bench/results/2026-11-27-h100-tile-splits)
     share = known.compute_units // tiles
     if tiles == 1:
         wanted = max(wanted, 1 << (share.bit_length() - 1))
