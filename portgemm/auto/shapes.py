@@ -138,9 +138,10 @@ CPU_DEEP_SIDE = 256
 # 289-576 values (17 x 17, 20 x 20, 24 x 24, 15 x 20, 7 x 40, 6 x 64, 48 x 6, 36 x 8,
 # 12 x 32, 3 x 100, 4 x 128, 100 x 5, 50 x 10) at K = 4096 to 2^20 1.01-3.1x faster than
 # the deep-k class's split-K tiles, but for float32 12 x 32 x 16384 (0.89x) and float64
-# 4 x 128 x 2^20 (0.96x); float32 32 x 32 ran 0.71x, 16 x 64 1.02x, float64 C of 1024
-# values 1.4-1.7x, of 4096 0.3x; C of 1 or 2 rows 0.82-1.53x in float32, 0.72-1.06x in
-# float64 but for 2 x 144 (1.3-1.4x) (bench/results/2026-11-27-h100-tile-splits)
+# 4 x 128 x 2^20 (0.96x); float32 32 x 32 ran 0.71x, 16 x 64 1.02x, float64 C of
+# 800-1024 values 0.68-1.85x (mma's tensor-core tiles won at K = 2^20), of 4096 0.3x; C of
+# 1 or 2 rows 0.82-1.53x in float32, 0.72-1.06x in float64 but for 2 x 144 (1.3-1.4x)
+# (bench/results/2026-11-27-h100-tile-splits)
 GPU_TALL_OUTPUT = 576
 GPU_TALL_SIDE = 3
 
