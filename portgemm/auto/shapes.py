@@ -135,7 +135,7 @@ CPU_DEEP_SIDE = 256
 
 # A deep-K C of at most GPU_TALL_OUTPUT values and GPU_TALL_SIDE on its shorter side is
 # tall-skinny on a GPU: on the H100 tallskinny, in tiles split by C's columns, ran C of
-# 289-576 values (17 x 17, 20 x 20, 24 x 24, 15 x 20, 7 x 40, 6 x 64, 48 x 6, 36 x 8,
+# 280-576 values (17 x 17, 20 x 20, 24 x 24, 15 x 20, 7 x 40, 6 x 64, 48 x 6, 36 x 8,
 # 12 x 32, 3 x 100, 4 x 128, 100 x 5, 50 x 10) at K = 4096 to 2^20 1.01-3.1x faster than
 # the deep-k class's split-K tiles, but for float32 12 x 32 x 16384 (0.89x) and float64
 # 4 x 128 x 2^20 (0.96x); float32 32 x 32 ran 0.71x, 16 x 64 1.02x, float64 C of
