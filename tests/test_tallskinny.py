@@ -14,7 +14,7 @@ import pytest
 import portgemm
 from portgemm.auto import choose, phvm
 from portgemm.auto.compiler import compiler_kind
-from portgemm.auto.shapes import class_order, classify
+from portgemm.auto.shapes import class_order, classify, device_class
 from portgemm.auto.splitk import ksplit
 from portgemm.auto.tallskinny import (MIN_TERMS, ROW_ITEMS_PER_CORE, gpu_group,
                                        item_registers, tallskinny_params, tile_for)
@@ -507,8 +507,6 @@ def test_shape_classes(shape, expected):
 def test_a_deep_k_c_of_few_values_is_tall_skinny_on_a_gpu(m, n, k, expected):
     """On a GPU, a deep-K C of at most 576 values, at least 3 a side, goes to tallskinny
     (bench/results/2026-11-27-h100-tile-splits); a CPU's classes do not change."""
-    from portgemm.auto.shapes import classify, device_class
-
     assert device_class(gpu(), m, n, k)[0] == expected
     if expected == "tall-skinny":
         assert classify(m, n, k)[0] == "deep-k"

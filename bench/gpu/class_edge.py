@@ -9,9 +9,7 @@ parameters, and cuBLAS, in turns in one process on the same operands (median of 
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 
 import numpy as np
 
@@ -19,7 +17,8 @@ import portgemm
 from portgemm.auto import choose
 from portgemm.auto.tallskinny import tallskinny_params
 
-from shapes import copy_bandwidth, cublas_ms, kernel_ms
+from group_counts import in_turns, operands, shape_parser
+from shapes import copy_bandwidth, cublas_ms
 
 SHAPES = ("16x16x1048576,17x17x1048576,15x20x1048576,7x40x1048576,6x64x1048576,"
           "24x24x1048576,32x32x1048576,48x6x1048576,36x8x1048576,12x32x1048576,"
@@ -27,12 +26,8 @@ SHAPES = ("16x16x1048576,17x17x1048576,15x20x1048576,7x40x1048576,6x64x1048576,"
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--device", default="gpu")
-    p.add_argument("--shapes", default=SHAPES)
-    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--json", default="class_edge.json")
+    p = shape_parser(__doc__, SHAPES, "class_edge.json")
+    p.set_defaults(rounds=3)
     args = p.parse_args()
     device = portgemm.select_device(args.device)
     print(device.description, flush=True)
@@ -44,24 +39,12 @@ def main():
     rows = []
     for spec in args.shapes.split(","):
         m, n, k = map(int, spec.split("x"))
-        a = rng.uniform(-1, 1, (m, k)).astype(args.dtype)
-        b = rng.uniform(-1, 1, (k, n)).astype(args.dtype)
-        ref = a.astype(np.float64) @ b
-        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+        a, b = operands(m, n, k, args.dtype, rng)
         chosen = choose(device, m, n, k, itemsize)
         points = {"auto": dict(variant="auto"),
                   "tallskinny": dict(variant="tallskinny",
                                      params=tallskinny_params(device, m, n, k, itemsize)[0])}
-        times = {name: [] for name in points}
-        errors = {}
-        for r in range(args.rounds):
-            names = list(points)[r % len(points):] + list(points)[:r % len(points)]
-            for name in names:
-                ms, result = kernel_ms(a_dev, b_dev, **points[name])
-                times[name].append(ms)
-                c = result.c.get()
-                errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
-        med = {name: statistics.median(t) for name, t in times.items()}
+        times, med, errors = in_turns(device, a, b, points, args.rounds)
         reference = cublas_ms(a, b)
         gbs = {name: (m + n) * k * itemsize / (t * 1e6) for name, t in med.items()}
         rows.append({"shape": spec, "dtype": args.dtype, "auto": chosen.variant,

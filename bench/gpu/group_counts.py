@@ -28,20 +28,23 @@ SHAPES = ("3x3x2097152,5x5x2097152,4x4x2097152,1x1x1800000,3x3x1500000,5x5x12000
           "7x7x700000,8x8x1048576,9x9x1048576,2x2x4194304")
 
 
-def in_turns(device, m, n, k, dtype, points, rounds, rng):
-    """tallskinny with each of points' parameters (name: params) on the same random
+def operands(m: int, n: int, k: int, dtype, rng):
+    """A (m x k) and B (k x n) of dtype from U(-1, 1)"""
+    return (rng.uniform(-1, 1, (m, k)).astype(dtype), rng.uniform(-1, 1, (k, n)).astype(dtype))
+
+
+def in_turns(device, a, b, calls, rounds):
+    """portgemm.gemm with each of calls' keyword arguments (name: kwargs) on the same
     operands, in turns: (each one's times a round in ms, their medians, relative errors
     against float64)"""
-    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
-    b = rng.uniform(-1, 1, (k, n)).astype(dtype)
     ref = a.astype(np.float64) @ b
     a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
-    times = {name: [] for name in points}
+    times = {name: [] for name in calls}
     errors = {}
     for r in range(rounds):
-        names = list(points)[r % len(points):] + list(points)[:r % len(points)]
+        names = list(calls)[r % len(calls):] + list(calls)[:r % len(calls)]
         for name in names:
-            ms, result = kernel_ms(a_dev, b_dev, variant="tallskinny", params=points[name])
+            ms, result = kernel_ms(a_dev, b_dev, **calls[name])
             times[name].append(ms)
             c = result.c.get()
             errors[name] = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
@@ -73,7 +76,10 @@ def measure_shapes(args, points_for, line) -> None:
         if points is None:
             print(f"{spec}: auto does not pick tallskinny; skipped", flush=True)
             continue
-        times, med, errors = in_turns(device, m, n, k, args.dtype, points, args.rounds, rng)
+        calls = {name: dict(variant="tallskinny", params=params)
+                 for name, params in points.items()}
+        times, med, errors = in_turns(device, *operands(m, n, k, args.dtype, rng), calls,
+                                      args.rounds)
         rows.append({"shape": spec, "dtype": args.dtype, "params": points,
                      "rounds_ms": times, "median_ms": med, "relerr": errors})
         print(f"{spec:<14} {line(points, med)}", flush=True)

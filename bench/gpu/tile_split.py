@@ -42,14 +42,23 @@ def step_loads(m: int, n: int, tile: tuple[int, int], layout: str, itemsize: int
     return ceil(m / rows) * ceil(n / cols) * (a + b)
 
 
+def row_splits(m: int, n: int, budget: int) -> list[tuple[int, int]]:
+    """For each count of rows, the most columns that fit ``budget`` accumulators."""
+    return [(rows, min(n, budget // rows)) for rows in range(1, min(m, budget) + 1)]
+
+
+def with_vector_columns(splits, width: int) -> set[tuple[int, int]]:
+    """The splits, and each with its columns cut to whole vectors of ``width`` values."""
+    return {(rows, c) for rows, cols in splits for c in (cols, cols - cols % width) if c}
+
+
 def fewest_split(layout: str, itemsize: int):
     """auto's rule until 2026-11-27, as model.tile_for takes it: the fewest tiles, then
     the squarest (the first such count of rows)."""
     def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
         if m * n <= budget:
             return m, n
-        splits = [(rows, min(n, budget // rows)) for rows in range(1, min(m, budget) + 1)]
-        return min(splits, key=lambda tile: (ceil(m / tile[0]) * ceil(n / tile[1]),
+        return min(row_splits(m, n, budget), key=lambda tile: (ceil(m / tile[0]) * ceil(n / tile[1]),
                                              abs(tile[0] - tile[1])))
     return tile_for
 
@@ -61,8 +70,7 @@ def leaner_split(layout: str, itemsize: int):
         fewest = fewest_split(layout, itemsize)(m, n, budget)
         if m * n <= budget:
             return fewest
-        splits = [(rows, min(n, budget // rows)) for rows in range(1, min(m, budget) + 1)]
-        leanest = min(splits, key=lambda tile: (step_loads(m, n, tile, layout, itemsize),
+        leanest = min(row_splits(m, n, budget), key=lambda tile: (step_loads(m, n, tile, layout, itemsize),
                                                 ceil(m / tile[0]) * ceil(n / tile[1]),
                                                 abs(tile[0] - tile[1])))
         lean = step_loads(m, n, leanest, layout, itemsize)
@@ -95,52 +103,26 @@ def vector_split(layout: str, itemsize: int):
             thin = (rows == 1 < m) or (cols == 1 < n)
             return (thin, ceil(m / rows) * ceil(n / cols), -(a_vectors + b_vectors), short,
                     abs(rows - cols), -rows * cols, rows)
-        splits = set()
-        for rows in range(1, min(m, budget) + 1):
-            cols = min(n, budget // rows)
-            cut = cols - cols % width if along_b and n % width == 0 else cols
-            splits.update((rows, c) for c in (cols, cut) if c)
+        splits = row_splits(m, n, budget)
+        if along_b and n % width == 0:
+            splits = with_vector_columns(splits, width)
         return min(splits, key=key)
     return tile_for
 
 
-COLUMN_TILE = 8   # columns of a tile where C has more than COLUMNS_WHOLE (rows 5-8)
-COLUMNS_WHOLE = 12  # up to this many columns a tile takes all of C's (6-12 columns)
-ROWS_MOST = 16    # rows of a tile where C has fewer than 6 columns
-
-
-def column_split(layout: str, itemsize: int):
-    """The third candidate, from the H100's sweeps (near_splits): a C of up to
-    COLUMNS_WHOLE columns in tiles of all its columns and as many rows as fit (at most
-    ROWS_MOST where it has fewer than 6); a wider C in tiles of COLUMN_TILE columns (more,
-    in multiples of it, where C has fewer than 5 rows) and as many rows as fit."""
-    def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
-        if m * n <= budget:
-            return m, n
-        if n <= COLUMNS_WHOLE:
-            cols = n
-            rows = min(m, budget // n, ROWS_MOST if n < 6 else budget)
-        else:
-            cols = max(COLUMN_TILE, budget // min(m, 5) // COLUMN_TILE * COLUMN_TILE)
-            rows = min(m, budget // cols)
-        return rows, cols
-    return tile_for
-
-
+# "columns": auto's rule since 2026-11-27 (split_rules.sh ran it as a candidate at
+# 524d4c1, before it gave 4 columns for 5 and left C of 1-2 columns 64 and 32 rows)
 RULES = {"fewest": fewest_split, "loads": leaner_split, "vectors": vector_split,
-         "columns": column_split}
+         "columns": lambda layout, itemsize: shipped_tile_for}
 
 
 def near_splits(m: int, n: int, budget: int, itemsize: int, more: int = 1) -> list:
     """The splits a rule might take: for each count of rows the most columns that fit
     and that count cut to whole vectors (16 bytes), no side of one value where C's is
     longer, at most ``more`` tiles over the fewest of them."""
-    width = 16 // itemsize
-    splits = set()
-    for rows in range(1, min(m, budget) + 1):
-        cols = min(n, budget // rows)
-        splits.update((rows, c) for c in (cols, cols - cols % width)
-                      if c and not (rows == 1 < m or c == 1 < n))
+    splits = {(rows, cols) for rows, cols in
+              with_vector_columns(row_splits(m, n, budget), 16 // itemsize)
+              if not (rows == 1 < m or cols == 1 < n)}
     count = {tile: ceil(m / tile[0]) * ceil(n / tile[1]) for tile in splits}
     fewest = min(count.values())
     return sorted(tile for tile in splits if count[tile] <= fewest + more)

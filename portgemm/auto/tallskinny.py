@@ -14,8 +14,9 @@ IN_FLIGHT_PER_UNIT / (KU (M + N) itemsize) work-items: the nearest power of two 
 groups; where C has several tiles (tile_for says how it is split), each at least its
 share of the compute units (exactly, not a power of two) and at most its share of one
 round of groups the device holds at once; where C is one tile, the nearest whole
-number of waves (a multiple of the compute units): the groups' runs of K are equal within a step, and 132 groups ran 0-6% faster than 128 on
-the H200's 132 SMs (bench/results/2026-11-22-h200-deep-wgmma), each group
+number of waves (a multiple of the compute units): the groups' runs of K are equal
+within a step, and 132 groups ran 0-6% faster than 128 on the H200's 132 SMs
+(bench/results/2026-11-22-h200-deep-wgmma), each group
 the largest power of two up to 1024 whose share of a compute unit's registers holds a
 work-item's values (its tile, its loads and ITEM_REGISTERS more: a bigger group makes
 the compiler spill), 256 where the register file is not known. Where C has many tiles
@@ -373,10 +374,11 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     # 32 (two rounds), 5 in 26 and 3 in 44 0.93-1.35x as fast as in 16 or 32
     # (bench/results/2026-11-27-h100-tile-splits)
     share = known.compute_units // tiles
+    # groups a compute unit holds at once, its registers allowing
+    held = max(1, known.items_per_unit(item_registers(tile, steps, itemsize)) // size)
     if tiles == 1:
         wanted = max(wanted, 1 << (share.bit_length() - 1))
     elif share:
-        held = max(1, known.items_per_unit(item_registers(tile, steps, itemsize)) // size)
         wanted = min(max(wanted, share), known.compute_units * held // tiles)
     accurate = ceil(k / (MAX_TERMS * size))
     groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
@@ -386,11 +388,10 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         # past the bound of MIN_TERMS: at K = 2^21 it gave 128 groups of 1024, 4 of 132
         # SMs idle, and 264 ran 1.03-1.10x slower than 132
         waves = max(1, round(groups / known.compute_units))
-        # and no more than the device holds at once, its registers allowing: a second
-        # round of groups only adds its tail (8 x 12 x 2^20 in 264 groups of 256, one a
-        # unit, ran 1.14x slower than in 132)
-        held = known.items_per_unit(item_registers(tile, steps, itemsize)) // size
-        waves = max(min(waves, max(1, held)), ceil(accurate / known.compute_units))
+        # and no more than the device holds at once: a second round of groups only adds
+        # its tail (8 x 12 x 2^20 in 264 groups of 256, one a unit, ran 1.14x slower
+        # than in 132)
+        waves = max(min(waves, held), ceil(accurate / known.compute_units))
         groups = waves * known.compute_units
         terms += f", then whole waves of {known.compute_units} groups"
     params = {"GS": groups, "BS": size, "tile_y": tile[0], "tile_x": tile[1],
