@@ -3,6 +3,9 @@ after, before, after), the geometric mean of before / after, the control's (the
 machine's drift between processes), and auto's share of cuBLAS in each.
 
     python3 bench/gpu/turns_table.py bench/results/2026-11-26-h100-store-pairs/1-ab f64
+    python3 bench/gpu/turns_table.py bench/results/2026-11-27-h100-small-c/6-edges edges x64
+
+The third argument names the candidate to compare (default auto).
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ def gain(times):
 
 def main():
     folder, name = sys.argv[1], sys.argv[2]
+    side = sys.argv[3] if len(sys.argv) > 3 else "auto"
     runs = [json.load(open(f"{folder}/{name}_{key}.json"))["rows"] for key in ORDER]
-    print("| shape | before | after | auto ms (b1, a1, b2, a2) | before / after | "
+    print(f"| shape | before | after | {side} ms (b1, a1, b2, a2) | before / after | "
           "control | of cuBLAS (b1 / a1 / b2 / a2) |")
     print("|---|---|---|---|---|---|---|")
     for group in zip(*runs):
-        auto = [row["candidates"]["auto"] for row in group]
+        auto = [row["candidates"][side] for row in group]
         control = [row["candidates"]["control"]["kernel_ms"] for row in group]
         times = [a["kernel_ms"] for a in auto]
 

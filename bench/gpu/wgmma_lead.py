@@ -11,7 +11,8 @@ own choice, recorded beside its time).
         --candidate 'auto={"variant": "auto"}' --candidate 'ku4={"variant": "wide", "KU": 4}'
 
 A shape is MxNxK or MxNxK:KSPLIT (the split auto's model or entry gives it); a candidate's
-"KSPLIT": "model" takes the split auto's model gives its own tile on each shape. Each round
+"KSPLIT": "model" takes the split auto's model gives its own tile on each shape, and
+{"variant": "tallskinny" or "wide", "model": true} that variant's own model's parameters. Each round
 times every candidate once (5 runs after 2 warm-ups), in an order rotated by one each
 round, so that a drift of the machine's speed falls on all of them alike.
 """
@@ -60,6 +61,16 @@ def model_split(device, variant, params, m, n, k, itemsize):
     return {**params, "KSPLIT": ksplit(device, resolved, m, n, k, itemsize, variant)[0]}
 
 
+def own_model(device, variant, m, n, k, itemsize):
+    """The parameters tallskinny's or wide's model gives this shape (what auto runs where
+    the shape's class routes there)."""
+    from portgemm.auto.tallskinny import tallskinny_params
+    from portgemm.auto.wide import wide_params
+
+    return {"tallskinny": tallskinny_params, "wide": wide_params}[variant](
+        device, m, n, k, itemsize)[0]
+
+
 def kernel_ms(a_dev, b_dev, params, variant="wgmma", reps=5, warmup=2):
     runs = [portgemm.gemm(a_dev, b_dev, variant=variant, params=params)
             for _ in range(reps + warmup)]
@@ -100,6 +111,8 @@ def main():
                 variant = params.pop("variant", args.variant)
                 if params.get("KSPLIT") == "model":  # the split auto's model gives this tile
                     params = model_split(device, variant, params, m, n, k, a.itemsize)
+                if params.pop("model", False):  # tallskinny's or wide's own model, whole
+                    params = own_model(device, variant, m, n, k, a.itemsize)
                 ms, result = kernel_ms(a_dev, b_dev, None if variant == "auto" else params,
                                        variant)
                 times[name].append(ms)

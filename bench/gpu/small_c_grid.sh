@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Device tool, carry [".whl"]: float32 C of few values over a deep K on Hopper, two grids
+# in turns beside cuBLAS (wgmma_lead.py, 3 rounds), after the random survey (survey.sh)
+# found auto at 0.50-0.89x cuBLAS there:
+#   rows  C of 1-16 rows and 160-1500 columns, 0.6 GB of operands: auto beside the wide
+#         kernel's and tallskinny's own models, mma's 16 x 128 and wgmma's 64 x 64 tiles
+#         split by auto's model
+#   deep  C of 24-128 a side, 6 GFLOP: auto beside xgemm's 64 x 64 (the small-class
+#         entry's tile) and wgmma's 64 x 32, 64 x 64, 128 x 64 and 128 x 128, each split by
+#         auto's model
+#   few   C of 1-8 rows and 32-400 columns over a deep K (0.6 GB), the same candidates as
+#         rows
+#   skinny C of 6-14 rows and 700-4096 columns at K = 4096 and 65536: the wide kernel's
+#         model against mma's 16 x 128 tile (auto's tensor-core tile from 16 rows)
+#   fuzz  bench/fuzz_auto.py, seed 5 (auto on random shapes, right or not)
+#   OUT=dir [PARTS="rows deep few skinny fuzz"] bash bench/gpu/small_c_grid.sh
+set -uo pipefail
+source bench/gpu/steps.sh
+nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
+  | tee "$out/gpu.txt"
+W='"variant": "wgmma", "KS": 2, "PAD": 0, "LEAD": 2, "WGN": 1, "KSPLIT": "model"'
+M='"variant": "mma", "WM": 1, "WN": 4, "MT": 1, "NT": 4, "KS": 2, "PAD": 4, "SUMS": 1, "BUFFERS": 2, "ASYNC_STAGES": 0, "KSPLIT": "model"'
+X='"variant": "xgemm", "MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4, "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 8, "ASYNC_STAGES": 0, "SWIZZLE": 1, "KSPLIT": "model"'
+rows() { python3 -c "print(','.join(f'{m}x{n}x{int(1.5e8 / (m + n))}' for m in (1, 2, 3, 5, 8, 12, 16) for n in (160, 300, 700, 1500)))"; }
+deep() { python3 -c "print(','.join(f'{m}x{n}x{int(6e9 / (m * n))}' for m, n in ((24, 40), (43, 75), (33, 64), (48, 48), (54, 52), (64, 64), (60, 100), (64, 128), (80, 80), (96, 96), (100, 100), (120, 64), (128, 128), (40, 200))))"; }
+few() { python3 -c "print(','.join(f'{m}x{n}x{int(1.5e8 / (m + n))}' for m in (1, 2, 4, 8) for n in (32, 64, 100, 160, 256, 400)))"; }
+skinny() { python3 -c "print(','.join(f'{m}x{n}x{k}' for k in (4096, 65536) for m in (6, 8, 10, 12, 14) for n in (700, 1500, 4096)))"; }
+if part fuzz; then
+  TAILN=3 step fuzz 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed 5 --json "$out/fuzz.json"
+fi
+cd bench/gpu
+if part few; then
+  TAILN=3 step few 280 python3 wgmma_lead.py --rounds 3 --json "$out/few.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate 'wide={"variant": "wide", "model": true}' \
+    --candidate 'ts={"variant": "tallskinny", "model": true}' --candidate "m16x128={$M}" \
+    --shapes "$(few)"
+fi
+if part skinny; then
+  TAILN=3 step skinny 200 python3 wgmma_lead.py --rounds 3 --json "$out/skinny.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate 'wide={"variant": "wide", "model": true}' \
+    --candidate "m16x128={$M}" --shapes "$(skinny)"
+fi
+if part rows; then
+  TAILN=30 step rows 280 python3 wgmma_lead.py --rounds 3 --json "$out/rows.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate 'wide={"variant": "wide", "model": true}' \
+    --candidate 'ts={"variant": "tallskinny", "model": true}' --candidate "m16x128={$M}" \
+    --candidate "w64x64={$W, \"WGM\": 1, \"WN\": 64}" --shapes "$(rows)"
+fi
+if part deep; then
+  TAILN=16 step deep 280 python3 wgmma_lead.py --rounds 3 --json "$out/deep.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "x64={$X}" \
+    --candidate "w64x32={$W, \"WGM\": 1, \"WN\": 32}" --candidate "w64x64={$W, \"WGM\": 1, \"WN\": 64}" \
+    --candidate "w128x64={$W, \"WGM\": 2, \"WN\": 64}" --candidate "w128x128={$W, \"WGM\": 2, \"WN\": 128}" \
+    --shapes "$(deep)"
+fi
