@@ -52,8 +52,9 @@
  * sees the consecutive addresses directly.
  *
  * Edges (any M, N, K >= 1, no padded copies). Row and column indices of A and B past M or
- * N are clamped to the last row / column: the loads stay in bounds, and the values they
- * bring only reach elements of C that are not stored. The K loop covers the full slabs,
+ * N are clamped to the last row / column, and a vector wholly past the edge along a
+ * contiguous row reads the last whole vector within it: the loads stay in bounds, and the
+ * values they bring only reach elements of C that are not stored. The K loop covers the full slabs,
  * read without tests; a final partial slab is peeled off after it and reads zeros past K
  * (tests on k inside the loop, even never taken, cost up to 12% on an H200). Stores of C
  * are guarded.
@@ -75,7 +76,8 @@
  * (and the tests check) the same pipeline. Runs of a tile that are contiguous on both
  * sides move as vectors of up to 16 bytes (as wide as the leading dimensions allow);
  * transposing ones (a row-major A kept k-major, a column-major B) element by element;
- * vectors at the M or N edge element by element with the clamped indices. The last,
+ * vectors past the M or N edge as at the registers' path, one straddling it element by
+ * element with the clamped indices. The last,
  * partial slab takes the register path as before.
  *
  * Split-K (KSPLIT > 1): kernels_cl/splitk.h, in runs of whole KWG slabs.
@@ -247,15 +249,33 @@ inline REALV xg_load_kcont(__global const REAL *restrict X, const int ld, const 
     return VLOADV(t);
 }
 
+/* Where the VW elements at o along an outer extent O (m or n) are read as one vector:
+ * at o where they lie within O; where they lie wholly past it (their values reach only
+ * elements of C that are not stored), at the last vector within O that is aligned as o
+ * is, so that the work-items past the edge take the same vector load as the rest of
+ * their warp rather than VW clamped loads each (xgemm's 64 x 64 tile ran C of 40-200
+ * columns over a deep K 1.6-3x slower than wgmma's, and ones of 64 or 128 as fast,
+ * bench/results/2026-11-27-h100-small-c); -1 where they straddle O or O < VW: element
+ * by element. */
+inline int xg_vector_start(const int o, const int O)
+{
+    if (o + VW <= O)
+        return o;
+    const int start = o - (o - O + 2 * VW - 1) / VW * VW;
+    return o >= O && start >= 0 ? start : -1;
+}
+
 /* VW elements of X contiguous along the outer dimension (m or n, extent O):
- * X[k * ld + o ...]; o past O is clamped; in a partial slab a row k >= K reads zeros. */
+ * X[k * ld + o ...]; o past O reads within O (xg_vector_start) or is clamped; in a
+ * partial slab a row k >= K reads zeros. */
 inline REALV xg_load_ocont(__global const REAL *restrict X, const int ld, const int o,
                            const int O, const int k, const int K, const int full,
                            const int aligned)
 {
     __global const REAL *row = X + (full ? k : min(k, K - 1)) * ld;
-    if (o + VW <= O && (full || k < K))
-        return GLOADV(row + o, aligned);
+    const int start = xg_vector_start(o, O);
+    if (start >= 0 && (full || k < K))
+        return GLOADV(row + start, aligned);
     REAL t[VW];
     #pragma unroll
     for (int i = 0; i < VW; ++i)
@@ -371,11 +391,13 @@ inline void xg_store_transposed(const REALV v, __local REAL *p, const int ld)
                 CP_ASYNC_ONE((dst) + j_, (src) + j_);                                    \
         }                                                                                \
     }
-/* The same along the outer dimension (extent O) from row: past O, clamped elements. */
+/* The same along the outer dimension (extent O) from row: past O, a vector within O
+ * (xg_vector_start) or clamped elements. */
 #define XG_ASYNC_OUTER(P, dst, row, o, O, aligned)                                       \
     {                                                                                    \
-        if ((o) + VW <= (O)) {                                                           \
-            XG_ASYNC_RUN(P, dst, (row) + (o), aligned);                                  \
+        const int start_ = xg_vector_start(o, O);                                        \
+        if (start_ >= 0) {                                                               \
+            XG_ASYNC_RUN(P, dst, (row) + start_, aligned);                               \
         } else {                                                                         \
             _Pragma("unroll")                                                            \
             for (int j_ = 0; j_ < VW; ++j_)                                              \
