@@ -252,7 +252,7 @@ def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path)
     bench/results/2026-11-26-h100-store-pairs); a wide C of 4 or more rows their mirrors,
     16 x 128 and 32 x 128 (1.5-2.3x faster than the wide kernel at 8-32 rows on the H100,
     bench/results/2026-11-26-hopper-narrow-tiles, 1.10-1.26x at 4-6,
-    2026-11-26-hopper-fitted-tiles), in float32 from 16 rows; fewer columns or rows, a
+    2026-11-26-hopper-fitted-tiles), in float32 from 12 rows; fewer columns or rows, a
     tall float32 C and a GPU before Hopper keep the skinny class's kernels."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
@@ -276,10 +276,16 @@ def test_a_skinny_float64_c_goes_to_the_tensor_cores(gpu, monkeypatch, tmp_path)
     four = choose(device, 4, 4096, 4096, 8)
     assert four.variant == "mma" and get_variant("mma").block(four.params)[:2] == (16, 128)
     assert choose(device, 3, 4096, 4096, 8).variant == "wide"
-    # float32 (3xTF32) from 16 rows (1.2-1.6x faster than the wide kernel on the H100)
+    # float32 (3xTF32) from 12 rows (1.2-1.6x faster than the wide kernel at 16-32 rows
+    # on the H100, 1.01-2.03x at 12-14, bench/results/2026-11-27-h100-small-c)
     single = choose(device, 32, 4096, 4096, 4)
     assert single.variant == "mma" and "a wide C" in single.reason
     assert get_variant("mma").block(single.params)[:2] == (32, 128)
+    for m, n, k in ((12, 700, 65536), (14, 4096, 4096), (12, 1500, 4096)):
+        twelve = choose(device, m, n, k, 4)
+        assert twelve.variant == "mma" and "a wide C" in twelve.reason, twelve.reason
+        assert get_variant("mma").block(twelve.params)[:2] == (16, 128)
+    assert choose(device, 11, 4096, 4096, 4).variant == "wide"
     assert choose(device, 8, 4096, 4096, 4).variant == "wide"
     ampere = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
     assert choose(ampere, 4096, 16, 4096, 8).variant == "tallskinny"

@@ -41,8 +41,10 @@ TENSOR_TALL_COLUMNS = {8: 9}
 # faster than it in float64, at 114-141% of cuBLAS, 16-32 rows 1.1-1.5x in float32
 # (bench/results/2026-11-26-hopper-narrow-tiles); in float64 4-7 rows 1.03-1.32x at four
 # of five shapes, 0.96x at one, 1-3 rows 0.92-1.11x (bench/results/2026-11-26-hopper-
-# fitted-tiles)
-TENSOR_WIDE_ROWS = {8: 4, 4: 16}
+# fitted-tiles); in float32 12-14 rows 1.01-2.03x at twelve shapes (700-4096 columns,
+# K = 4096 and 65536), where 10 rows ran 0.93-1.24x and 6-8 rows 0.72-1.17x
+# (bench/results/2026-11-27-h100-small-c)
+TENSOR_WIDE_ROWS = {8: 4, 4: 12}
 # a tuned tile that pads a side of C this many times over gives way, on a GPU, to the tile
 # of its own family that fits C best: its entries' and presets' (on the H200, C of 17-64
 # columns ran 1.2-2.6x faster in mma's 128 x 32 and wgmma's 128 x 64 tiles than in the
