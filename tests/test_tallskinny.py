@@ -661,6 +661,12 @@ def test_bandwidth_model_on_cpu_and_gpu():
     (30, 5, (16, 4)),   # never 5 columns: 2.8x faster than 10 x 5
     (64, 3, (16, 3)),   # at most 16 rows where C has few columns: 1.3x faster than 64 x 1
     (20, 10, (6, 10)), (16, 16, (8, 8)), (8, 32, (8, 8)),  # kept: as fast as any split
+    # columns that divide C's, none cut short (bench/results/2026-11-27-h100-small-c)
+    (1, 160, (1, 40)),  # 2.9x faster than 1 x 64 and a short 1 x 32
+    (1, 240, (1, 48)),  # 1.8x
+    (2, 400, (2, 16)),  # 1.6x faster than 2 x 32
+    (4, 200, (4, 8)),   # 1.3x faster than 4 x 16
+    (1, 100, (1, 64)), (1, 256, (1, 64)), (10, 13, (8, 8)),  # none divides, or 64 does
 ])
 def test_a_wide_c_is_split_by_its_columns(m, n, tile):
     """A C of more than 128 values in tiles of at most 64 accumulators, by how each tile
@@ -672,6 +678,31 @@ def test_a_wide_c_is_split_by_its_columns(m, n, tile):
             if rows * cols > 64:
                 got = tile_for(rows, cols, 64)
                 assert got[0] * got[1] <= 64 and got[0] <= rows and got[1] <= cols
+
+
+@pytest.mark.parametrize("m, n, itemsize, expected", [
+    (1, 400, 4, "tall-skinny"), (2, 160, 4, "tall-skinny"), (4, 200, 4, "tall-skinny"),
+    (5, 160, 4, "tall-skinny"), (8, 400, 4, "tall-skinny"),  # 1.15-2.27x mma's 16 x 128
+    (1, 400, 8, "tall-skinny"),  # float64, one row: 1.06x
+    (8, 100, 4, "deep-k"),       # a short tile left: 0.78x
+    (1, 300, 4, "deep-k"),
+    (9, 160, 4, "deep-k"),       # more than 8 rows
+    (2, 400, 8, "deep-k"),       # float64, 2-8 rows: 0.85-1.16x
+])
+def test_a_deep_k_c_of_few_rows_in_even_tiles_is_tall_skinny_on_a_gpu(m, n, itemsize,
+                                                                     expected):
+    """On a GPU, a deep-K C of at most 8 rows (float64: 1) and fewer than 512 columns,
+    which tallskinny's tiles cover with none cut short, goes to tallskinny
+    (bench/results/2026-11-27-h100-small-c); a CPU's classes do not change."""
+    k = 1 << 19
+    assert classify(m, n, k)[0] == "deep-k"
+    assert device_class(gpu(), m, n, k, itemsize)[0] == expected
+    chosen = choose(gpu(), m, n, k, itemsize, sources=[])
+    assert (chosen.variant == "tallskinny") == (expected == "tall-skinny"), chosen.reason
+    if expected == "tall-skinny":
+        assert n % chosen.params["tile_x"] == 0
+    pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
+    assert device_class(pocl, m, n, k, itemsize)[0] == "deep-k"
 
 
 def test_several_tiles_take_their_share_of_the_compute_units():

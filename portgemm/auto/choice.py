@@ -88,7 +88,7 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
 
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
             sources: Sequence[tuple[str, Path]], layout: str) -> Choice:
-    own, why = device_class(device, m, n, k)
+    own, why = device_class(device, m, n, k, itemsize)
     context = f"shape class {own} ({why})"
     # a GPU splits a deep K across groups (KSPLIT, with the tile that fits C: the class's
     # own entry where it does); a CPU's few cores are kept busy by the tiles of C, so the

@@ -18,7 +18,7 @@ def default_choice(device: Device, m: int, n: int, k: int, itemsize: int,
                    layout: str = "CC") -> tuple[str, dict[str, Any], str]:
     """(variant, checked parameters, reason) from the device's properties alone (and the
     operands' layout, which the bandwidth models weigh)."""
-    own, why = device_class(device, m, n, k)
+    own, why = device_class(device, m, n, k, itemsize)
     if own in OWN_KERNEL_CLASSES:
         # a wide C's work-items run along N over rows of B, a tall one's along K; on a
         # CPU a work-item walks K with each row of its tile one vector either way

@@ -35,6 +35,7 @@ import math
 
 from ..runtime.device import Device
 from .compiler import compiler_kind
+from .gpu_tiles import splits_evenly
 
 SIZE_CLASSES = ("small", "medium", "large")
 SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "shallow-k", "tall-skinny", "skinny")
@@ -146,13 +147,25 @@ CPU_DEEP_SIDE = 256
 # (bench/results/2026-11-27-h100-tile-splits)
 GPU_TALL_OUTPUT = 576
 GPU_TALL_SIDE = 3
+# ... and so is a deep-K C of at most GPU_FEW_ROWS rows by itemsize (and fewer columns
+# than the skinny class's SKINNY_LONG) where tallskinny's tiles cover its columns with
+# none cut short (gpu_tiles.splits_evenly) and K is as long as the tall-skinny class
+# asks (TALL_SKINNY_DEPTH): on the H100 float32 C of 1-8 rows and 160-400 columns ran
+# 1.15-2.27x faster in tallskinny than in mma's 16 x 128 tile (auto's before) at
+# fifteen shapes of K = 370000-930000, and 1.6-2.2x at K = 65536; at K = 4096 (shorter
+# than 64(M+N)) C of 1-2 rows ran 0.64-0.80x of auto's before, 4-8 rows 1.27-1.44x;
+# where a short tile is left, 8 x 100 ran 0.78x and 4 x 100 0.97x. In float64 one row ran 1.06-1.18x faster, 2-8 rows
+# 0.85-1.16x (mma's float64 tile on the FP64 tensor cores)
+# (bench/results/2026-11-27-h100-small-c)
+GPU_FEW_ROWS = {4: 8, 8: 1}
 
 
-def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
+def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> tuple[str, str]:
     """(class, why) of a shape on this device: its shape class, with the skinny class's
     limits of the device's kind of compiler, and a deep-K shape of a small C tall-skinny
     on Intel's CPU runtime (sides up to CPU_DEEP_SIDE) and on a GPU (up to
-    GPU_TALL_OUTPUT values, at least GPU_TALL_SIDE a side)."""
+    GPU_TALL_OUTPUT values, at least GPU_TALL_SIDE a side; or up to GPU_FEW_ROWS rows,
+    by ``itemsize``, that tallskinny's tiles cover evenly)."""
     kind = compiler_kind(device)
     own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, GPU_SKINNY))
     if own == "deep-k" and kind == "work-item-vectorising" and max(m, n) <= CPU_DEEP_SIDE:
@@ -163,6 +176,12 @@ def device_class(device: Device, m: int, n: int, k: int) -> tuple[str, str]:
         return "tall-skinny", (f"{why}; a C of {m * n} values (<= {GPU_TALL_OUTPUT}), "
                                f"{min(m, n)} or more a side (>= {GPU_TALL_SIDE}), is "
                                f"tall-skinny on a GPU")
+    few = GPU_FEW_ROWS.get(itemsize, 0)
+    if (own == "deep-k" and device.type == "gpu" and m <= few and n < SKINNY_LONG
+            and k >= TALL_SKINNY_DEPTH * (m + n) and splits_evenly(m, n)):
+        return "tall-skinny", (f"{why}; a C of {m} rows (<= {few} in {itemsize}-byte "
+                               f"values) that tallskinny's tiles cover evenly, K >= "
+                               f"{TALL_SKINNY_DEPTH}(M+N), is tall-skinny on a GPU")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +

@@ -96,6 +96,7 @@ from math import ceil, log2
 
 from ..families.tallskinny import MAX_ROW_VECTORS, ROW_VECTOR, row_vectors, row_width
 from ..runtime.device import Device
+from .gpu_tiles import MULTI_TILE, tile_for
 from .shapes import SKINNY_LONG
 from .traits import Traits, traits
 
@@ -129,7 +130,6 @@ DEFAULT_CACHE = 1 << 20  # ... where the driver does not report the cache
 WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K / 32 M)
 
 
-MULTI_TILE = 64       # accumulators a GPU work-item holds where C takes several tiles
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
 # A tall C of TALL_FROM to 24 columns on a GPU: tiles of TALL_ROWS rows and all the
 # columns, groups of TALL_GROUP, as many steps loaded at once (up to TALL_STEPS) as keep
@@ -144,52 +144,6 @@ MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's
 # rows, a double taking two registers: 4096 x 16 x 4096 ran 2.2x faster in 4 x 16 than
 # in 8 x 16 on the H100 (bench/results/2026-11-26-h100-float64-shapes).
 TALL_FROM, TALL_ROWS, TALL_GROUP, TALL_STEPS, TALL_VALUES = 9, 8, 64, 4, 256
-
-
-# A C too big for one work-item's tile, by its columns (bench/results/2026-11-27-h100-
-# tile-splits): up to WHOLE_COLUMNS columns a tile takes them all, at most FEW_COLUMNS_ROWS
-# rows where they are 3 to 5, and never 5 (4 instead); more columns go in tiles of
-# COLUMN_TILE (whole vectors of B), more of them where C has few rows.
-WHOLE_COLUMNS = 12
-FEW_COLUMNS_ROWS = 16
-COLUMN_TILE = 8
-
-
-def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
-    """A GPU work-item's tile of C: all of it within ``budget`` accumulators, else a split
-    by C's columns.
-
-    The split sets how each tile reads B, and that decides the speed more than the
-    count of tiles does. In sweeps of the splits near the fewest tiles on the H100 (K =
-    2^20, 40 float32 and 16 float64 shapes of several tiles, each split with the groups
-    auto gave it), the rule before (the fewest tiles, then the squarest) ran 1.35x and
-    1.32x slower than the fastest split (geometric means), up to 4.5x (11 x 12 in 11 x
-    5; 32 x 6 in 32 x 2 3.2x; 7 x 32 in 7 x 9 2.4x). ptxas left most loads of such
-    kernels beside their products, one memory round trip after another (tiles of 5
-    columns, 8 x 6, 12 x 4, thin tiles, and tiles cut short by C's edge, which take a
-    loop of their own), where the fast ones issue a step's loads together. This rule
-    came to 1.02x and 1.04x: within 1.09x wherever its split was timed in float32 (31 of
-    40 shapes), 1.45x at float64's 9 x 24 (8 x 8) and 1.21x at its 21 x 12 (5 x 12):
-    - up to WHOLE_COLUMNS columns: all of them, as many rows as fit (32 x 6 in 10 x 6,
-      11 x 12 in 5 x 12); where they are 3 to 5, at most FEW_COLUMNS_ROWS rows (64 x 3
-      in 21 x 3 ran 1.24x slower than in 16 x 3; C of 1 or 2 columns was not timed),
-      and 4 of 5 (tiles of 5 columns ran 2.3-3.1x slower);
-    - more: tiles of COLUMN_TILE columns, two whole vectors of B's row, and as many rows
-      as fit (9 x 16 and 6 x 32 in 8 x 8 and 6 x 8); where C has fewer rows than
-      budget / COLUMN_TILE, more columns (in multiples of COLUMN_TILE) as its rows leave
-      room for (3 x 64 in 3 x 16).
-    Only the H100 was timed (bench/results/2026-11-27-h100-tile-splits); the schedules
-    come from its compiler, so another device or driver may favour other splits."""
-    if m * n <= budget:
-        return m, n
-    if n <= WHOLE_COLUMNS:
-        cols = 4 if n == 5 else n
-        rows = min(m, budget // cols, FEW_COLUMNS_ROWS if 3 <= n < 6 else budget)
-    else:
-        rows = max(1, min(m, budget // COLUMN_TILE))  # a square tile's rows, or C's fewer
-        cols = max(1, budget // rows // COLUMN_TILE) * COLUMN_TILE
-        rows = min(m, budget // cols)
-    return rows, cols
 
 
 def wide_reads(layout: str) -> str:

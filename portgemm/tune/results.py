@@ -158,7 +158,8 @@ class TuneResult:
         candidate verified on all of that class's sizes."""
         classes: dict[str, list[Size]] = {}
         for size in self.sizes:
-            classes.setdefault(device_class(self.device, *size)[0], []).append(size)
+            classes.setdefault(device_class(self.device, *size, np.dtype(self.dtype).itemsize)[0],
+                               []).append(size)
         entries = []
         stamp = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         for name, sizes in classes.items():
