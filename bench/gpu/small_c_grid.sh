@@ -12,8 +12,12 @@
 #         rows
 #   skinny C of 6-14 rows and 700-4096 columns at K = 4096 and 65536: the wide kernel's
 #         model against mma's 16 x 128 tile (auto's tensor-core tile from 16 rows)
-#   fuzz  bench/fuzz_auto.py, seed 5 (auto on random shapes, right or not)
-#   OUT=dir [PARTS="rows deep few skinny fuzz"] bash bench/gpu/small_c_grid.sh
+#   fuzz  bench/fuzz_auto.py, seed $SEED (5; auto on random shapes, right or not)
+#   after auto (tallskinny's even columns and the few-rows class, 2026-11-27) beside mma's
+#         16 x 128 tile (auto's before for most of these) and the wide kernel's model,
+#         C of 1-8 rows over a deep K, float32 and float64
+#   shorter the same beside xgemm's 64 x 64 tile too, at K = 4096 and 65536 (float32)
+#   OUT=dir [PARTS="rows deep few skinny fuzz after shorter"] bash bench/gpu/small_c_grid.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -26,7 +30,7 @@ deep() { python3 -c "print(','.join(f'{m}x{n}x{int(6e9 / (m * n))}' for m, n in 
 few() { python3 -c "print(','.join(f'{m}x{n}x{int(1.5e8 / (m + n))}' for m in (1, 2, 4, 8) for n in (32, 64, 100, 160, 256, 400)))"; }
 skinny() { python3 -c "print(','.join(f'{m}x{n}x{k}' for k in (4096, 65536) for m in (6, 8, 10, 12, 14) for n in (700, 1500, 4096)))"; }
 if part fuzz; then
-  TAILN=3 step fuzz 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed 5 --json "$out/fuzz.json"
+  TAILN=3 step fuzz 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed "${SEED:-5}" --json "$out/fuzz.json"
 fi
 cd bench/gpu
 if part few; then
@@ -34,6 +38,21 @@ if part few; then
     --candidate 'auto={"variant": "auto"}' --candidate 'wide={"variant": "wide", "model": true}' \
     --candidate 'ts={"variant": "tallskinny", "model": true}' --candidate "m16x128={$M}" \
     --shapes "$(few)"
+fi
+after() { python3 -c "print(','.join(f'{m}x{n}x{int(1.5e8 / (m + n))}' for m, n in ((1, 160), (1, 200), (1, 400), (2, 160), (2, 240), (2, 256), (2, 400), (4, 160), (4, 200), (4, 256), (4, 400), (5, 160), (8, 160), (8, 256), (8, 400), (1, 300), (8, 100))))"; }
+if part after; then
+  for dtype in float32 float64; do
+    MD=${M/\"ASYNC_STAGES\": 0/\"ASYNC_STAGES\": $([ $dtype = float64 ] && echo 2 || echo 0)}
+    TAILN=3 step "after_$dtype" 250 python3 wgmma_lead.py --rounds 3 --dtype $dtype --json "$out/after_$dtype.json" \
+      --candidate 'auto={"variant": "auto"}' --candidate "m16x128={$MD}" \
+      --candidate 'wide={"variant": "wide", "model": true}' --shapes "$(after)"
+  done
+fi
+shorter() { python3 -c "print(','.join(f'{m}x{n}x{k}' for k in (4096, 65536) for m, n in ((1, 64), (1, 160), (1, 400), (2, 160), (2, 256), (4, 200), (8, 160), (8, 400))))"; }
+if part shorter; then
+  TAILN=3 step shorter 200 python3 wgmma_lead.py --rounds 3 --json "$out/shorter.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "m16x128={$M}" --candidate "x64={$X}" \
+    --candidate 'wide={"variant": "wide", "model": true}' --shapes "$(shorter)"
 fi
 if part skinny; then
   TAILN=3 step skinny 200 python3 wgmma_lead.py --rounds 3 --json "$out/skinny.json" \

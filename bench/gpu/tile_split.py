@@ -5,14 +5,15 @@ parameters changed. The rules: fewest (the fewest tiles, then the squarest: auto
 until 2026-11-27), loads (the split that loads the fewest values a step of K, a run of
 16 bytes one load where the kernel reads it as a vector, where it loads at most
 LEANER_SPLIT of the fewest tiles'), vectors (vector_split), columns (column_split, the
-sweeps' rule, auto's since). Taken in turns in one process, on the same operands
+sweeps' rule, auto's since), even and even-columns (even_split: no tile cut short
+by C's edge). Taken in turns in one process, on the same operands
 (group_counts.py's timing: median of 10 after 2 a round, the order rotated each round),
 kernel time from OpenCL events; each point's speed over auto's (> 1: faster). (At
 59d308e the candidate "loads" was auto's rule, and the printout named it "auto" and the
 fewest tiles "before".)
 
-    python3 bench/gpu/tile_split.py [--shapes 32x6x1048576,...] [--rule fewest|loads|vectors|columns]
-        [--tiles 4x12,5x12] [--near] [--vary GS=22] [--rounds 5] [--json split.json]
+    python3 bench/gpu/tile_split.py [--shapes 32x6x1048576,...] [--rule fewest|loads|vectors|columns|even|even-columns]
+        [--tiles 4x12,5x12] [--near] [--vary GS=22] [--any-class] [--rounds 5] [--json split.json]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ SHAPES = ("32x6x1048576,32x6x8388608,6x32x1048576,64x3x1048576,3x64x1048576,"
           "12x12x1048576,12x12x8388608,41x6x1048576,20x10x1048576,16x9x8388608")
 
 LEANER_SPLIT = 0.85
+ANY_CLASS = False  # --any-class: time shapes auto gives another variant, on tallskinny's model
 
 
 def step_loads(m: int, n: int, tile: tuple[int, int], layout: str, itemsize: int) -> int:
@@ -110,10 +112,32 @@ def vector_split(layout: str, itemsize: int):
     return tile_for
 
 
+def even_split(layout: str, itemsize: int, rows_too: bool = True):
+    """auto's split (tile_for) with no tile cut short by C's edge where a nearby one
+    avoids it: the columns of C's wide branch the most multiples of COLUMN_TILE, up to
+    auto's and at least half of them, that divide C's; then (``rows_too``) the most rows, up to the rows those
+    columns leave room for and at least half of them, that divide C's."""
+    def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
+        rows, cols = shipped_tile_for(m, n, budget)
+        if m * n <= budget:
+            return rows, cols
+        if n > model.WHOLE_COLUMNS and n % cols:
+            even = [c for c in range(cols, (cols - 1) // 2, -model.COLUMN_TILE) if n % c == 0]
+            if even:
+                cols = even[0]
+                rows = min(m, budget // cols)
+        if rows_too and m % rows:
+            even = [r for r in range(rows, (rows + 1) // 2 - 1, -1) if m % r == 0]
+            rows = even[0] if even else rows
+        return rows, cols
+    return tile_for
+
+
 # "columns": auto's rule since 2026-11-27 (split_rules.sh ran it as a candidate at
 # 524d4c1, before it gave 4 columns for 5 and left C of 1-2 columns 64 and 32 rows)
 RULES = {"fewest": fewest_split, "loads": leaner_split, "vectors": vector_split,
-         "columns": lambda layout, itemsize: shipped_tile_for}
+         "columns": lambda layout, itemsize: shipped_tile_for, "even": even_split,
+         "even-columns": lambda layout, itemsize: even_split(layout, itemsize, False)}
 
 
 def near_splits(m: int, n: int, budget: int, itemsize: int, more: int = 1) -> list:
@@ -129,12 +153,17 @@ def near_splits(m: int, n: int, budget: int, itemsize: int, more: int = 1) -> li
 
 
 def auto_with(tile_rule, device, m, n, k, itemsize):
-    """auto's tallskinny parameters with tile_rule splitting C"""
+    """auto's tallskinny parameters with tile_rule splitting C; where auto takes another
+    variant for the shape (--any-class), tallskinny's own model's"""
     kept = model.tile_for
     model.tile_for = tile_rule
     choice._memo.clear()
     try:
-        return portgemm.auto.choose(device, m, n, k, itemsize)
+        chosen = portgemm.auto.choose(device, m, n, k, itemsize)
+        if chosen.variant != "tallskinny" and ANY_CLASS:
+            params, why = model.tallskinny_params(device, m, n, k, itemsize)
+            chosen = choice.Choice("tallskinny", params, why)
+        return chosen
     finally:
         model.tile_for = kept
         choice._memo.clear()
@@ -145,16 +174,20 @@ def main():
     p.add_argument("--rule", default="fewest", choices=sorted(RULES),
                    help="the rule timed beside auto's: fewest (auto's before 2026-11-27), "
                         "loads (LEANER_SPLIT), vectors (vector_split), columns "
-                        "(column_split, auto's since)")
+                        "(column_split, auto's since), even and even-columns (even_split)")
     p.add_argument("--tiles", default="",
                    help="more splits to time, RxC[,RxC], each with auto's other parameters")
     p.add_argument("--vary", action="append", default=[], metavar="KEY=V[,KEY=V]",
                    help="also time each point with these parameters changed (the kernel's "
                         "AHEAD=1: the next steps' loads before this step's products); a "
                         "new BS keeps the work-items a tile (GS scaled)")
+    p.add_argument("--any-class", action="store_true",
+                   help="time shapes auto routes elsewhere too, on tallskinny's own model")
     p.add_argument("--near", action="store_true",
                    help="time every split of near_splits too (auto's budget of accumulators)")
     args = p.parse_args()
+    global ANY_CLASS
+    ANY_CLASS = args.any_class
 
     def fixed(tile):
         return lambda m, n, budget: tile if m * n > budget else (m, n)
