@@ -21,6 +21,7 @@ from __future__ import annotations
 from math import ceil
 
 import portgemm
+import portgemm.auto.gpu_tiles as gpu_tiles
 import portgemm.auto.tallskinny as model
 from portgemm.auto import choice
 from portgemm.auto.tallskinny import tile_for as shipped_tile_for
@@ -115,14 +116,17 @@ def vector_split(layout: str, itemsize: int):
 def even_split(layout: str, itemsize: int, rows_too: bool = True):
     """auto's split (tile_for) with no tile cut short by C's edge where a nearby one
     avoids it: the columns of C's wide branch the most multiples of COLUMN_TILE, up to
-    auto's and at least half of them, that divide C's; then (``rows_too``) the most rows, up to the rows those
+    auto's and at least half of them, that divide C's (auto's own since b965d86, so
+    "even-columns" is auto's rule now; 8-even/ of bench/results/2026-11-27-h100-small-c
+    ran it beside d2cf752's auto); then (``rows_too``) the most rows, up to the rows those
     columns leave room for and at least half of them, that divide C's."""
     def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
         rows, cols = shipped_tile_for(m, n, budget)
         if m * n <= budget:
             return rows, cols
-        if n > model.WHOLE_COLUMNS and n % cols:
-            even = [c for c in range(cols, (cols - 1) // 2, -model.COLUMN_TILE) if n % c == 0]
+        if n > gpu_tiles.WHOLE_COLUMNS and n % cols:
+            even = [c for c in range(cols, (cols - 1) // 2, -gpu_tiles.COLUMN_TILE)
+                    if n % c == 0]
             if even:
                 cols = even[0]
                 rows = min(m, budget // cols)

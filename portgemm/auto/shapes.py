@@ -154,9 +154,9 @@ GPU_TALL_SIDE = 3
 # 1.15-2.27x faster in tallskinny than in mma's 16 x 128 tile (auto's before) at
 # fifteen shapes of K = 370000-930000, and 1.6-2.2x at K = 65536; at K = 4096 (shorter
 # than 64(M+N)) C of 1-2 rows ran 0.64-0.80x of auto's before, 4-8 rows 1.27-1.44x;
-# where a short tile is left, 8 x 100 ran 0.78x and 4 x 100 0.97x. In float64 one row ran 1.06-1.18x faster, 2-8 rows
-# 0.85-1.16x (mma's float64 tile on the FP64 tensor cores)
-# (bench/results/2026-11-27-h100-small-c)
+# where a short tile is left, 8 x 100 ran 0.78x and 4 x 100 0.97x. In float64 one row
+# ran 1.06-1.18x faster, 2-8 rows 0.85-1.16x (mma's float64 tile on the FP64 tensor
+# cores) (bench/results/2026-11-27-h100-small-c)
 GPU_FEW_ROWS = {4: 8, 8: 1}
 
 
