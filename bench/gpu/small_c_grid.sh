@@ -2,6 +2,10 @@
 # Device tool, carry [".whl"]: float32 C of few values over a deep K on Hopper, two grids
 # in turns beside cuBLAS (wgmma_lead.py, 3 rounds), after the random survey (survey.sh)
 # found auto at 0.50-0.89x cuBLAS there:
+#   first the weak shapes themselves and a few more (first_deep, first_rows): auto beside
+#         wgmma's 64 x 32, 64 x 64, 128 x 64 and 64 x 128, mma's 16 x 128, tallskinny's
+#         and (C of few rows) the wide kernel's own models (the record's 4-first/ ran it
+#         as deep_small_c.sh, whose deep.* and rows.* these are)
 #   rows  C of 1-16 rows and 160-1500 columns, 0.6 GB of operands: auto beside the wide
 #         kernel's and tallskinny's own models, mma's 16 x 128 and wgmma's 64 x 64 tiles
 #         split by auto's model
@@ -17,7 +21,7 @@
 #         16 x 128 tile (auto's before for most of these) and the wide kernel's model,
 #         C of 1-8 rows over a deep K, float32 and float64
 #   shorter the same beside xgemm's 64 x 64 tile too, at K = 4096 and 65536 (float32)
-#   OUT=dir [PARTS="rows deep few skinny fuzz after shorter"] bash bench/gpu/small_c_grid.sh
+#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter"] bash bench/gpu/small_c_grid.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -33,6 +37,17 @@ if part fuzz; then
   TAILN=3 step fuzz 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed "${SEED:-5}" --json "$out/fuzz.json"
 fi
 cd bench/gpu
+if part first; then
+  first=(--candidate 'auto={"variant": "auto"}'
+         --candidate "w64x32={$W, \"WGM\": 1, \"WN\": 32}" --candidate "w64x64={$W, \"WGM\": 1, \"WN\": 64}"
+         --candidate "w128x64={$W, \"WGM\": 2, \"WN\": 64}" --candidate "w64x128={$W, \"WGM\": 1, \"WN\": 128}"
+         --candidate "m16x128={$M}" --candidate 'ts={"variant": "tallskinny", "model": true}')
+  TAILN=12 step first_deep 300 python3 wgmma_lead.py --rounds 3 --json "$out/first_deep.json" "${first[@]}" \
+    --shapes 43x75x2632756,55x1023x112425,54x52x29401,33x64x93094,100x100x1000000,32x128x500000,24x200x300000,64x64x2097152,128x96x400000
+  TAILN=8 step first_rows 200 python3 wgmma_lead.py --rounds 3 --json "$out/first_rows.json" "${first[@]}" \
+    --candidate 'wide={"variant": "wide", "model": true}' \
+    --shapes 1x257x751400,2x300x1000000,3x500x400000,4x1000x200000,8x600x300000,16x400x300000
+fi
 if part few; then
   TAILN=3 step few 280 python3 wgmma_lead.py --rounds 3 --json "$out/few.json" \
     --candidate 'auto={"variant": "auto"}' --candidate 'wide={"variant": "wide", "model": true}' \
