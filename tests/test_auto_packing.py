@@ -129,6 +129,23 @@ def test_shallow_k_takes_wide_vec_groups(k, groups):
     assert fit_packing(VEC, wide, 4096, 4096, 1, units=2)[0] == wide
 
 
+@pytest.mark.parametrize("m, n, k, itemsize, tile", [
+    (2048, 2048, 4, 4, (4, 16)), (307, 2621, 5, 4, (4, 16)), (1024, 1879, 8, 4, (4, 16)),
+    (2048, 2048, 9, 4, (8, 3)),     # a K past 8: the entry's tile (4 x 16 1.13-1.49x slower)
+    (2048, 2048, None, 4, (8, 3)),  # K not known
+    (2048, 2048, 4, 8, (8, 3)),     # float64: not timed
+    (4096, 64, 4, 4, (6, 4)),       # too narrow for 256 columns a group: _fit_columns' tile
+])
+def test_a_shallow_k_writes_c_in_long_runs(m, n, k, itemsize, tile):
+    """panel, float32, K of at most 8: tiles of 4 rows by 16 vectors, 1 KB runs of C's
+    rows a group (1.05-1.67x faster than 8 x 3 in 10 of 12 comparisons on Intel's
+    runtime, bench/results/2026-11-27-cpu-xeon207-survey)."""
+    fitted, notes = fit_packing(PANEL, ENTRY, m, n, k, itemsize=itemsize)
+    assert (fitted["tile_y"], fitted["tile_x"]) == tile
+    assert any(f"for K = {k}" in note for note in notes) == (tile == (4, 16))
+    assert PANEL.resolve(fitted) == fitted
+
+
 @pytest.mark.parametrize("n, tile_x, vw, packed", [(1, 1, 1, 0), (2, 16, 16, 1),
                                                     (16, 16, 16, 1), (17, 32, 16, 1),
                                                     (47, 48, 16, 1), (48, 48, 16, 1)])
@@ -189,7 +206,10 @@ def test_fitted_panel_points_are_valid(m, n, tile, mb):
 
 @pytest.mark.parametrize("m, n, k, order", [(512, 64, 300, "CC"), (64, 1000, 513, "CC"),
                                             (130, 32, 777, "FC"), (3, 100, 50, "CC"),
-                                            (128, 49, 1025, "CF"), (257, 50, 129, "FF")])
+                                            (128, 49, 1025, "CF"), (257, 50, 129, "FF"),
+                                            # a shallow K in panel's tiles of 16 vectors
+                                            (37, 1879, 5, "CC"), (300, 700, 3, "FC"),
+                                            (21, 2000, 8, "CF")])
 def test_auto_fitted_choice_is_right(device, m, n, k, order):
     """auto runs its fitted choice (whatever the device's family) and gets C right in
     every layout, C poisoned first."""

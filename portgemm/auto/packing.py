@@ -18,7 +18,8 @@ whether it packs B first: the choice's parameters, fitted to C.
   group has no more rows of work-items than C has tiles of rows, and, halving them, at
   least ``GROUPS_PER_UNIT`` groups per compute unit. A shallow K leaves no panel worth
   sharing and makes the work writing C: there the group is wide along N
-  (``SHALLOW_GROUP``).
+  (``SHALLOW_GROUP``), and a panel tile (float32, K of at most ``SHALLOW_RUNS_K``) 16
+  vectors wide (``SHALLOW_RUNS_TILE``), so that it writes C in long runs.
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
   (``IN_PLACE_ROWS``, per family), unless (vec) its row pitch is whole pages
@@ -58,6 +59,8 @@ NARROW_GROUPS = 2     # vec refits its groups for a C of at most this many group
 GROUPS_PER_UNIT = 4   # vec's groups per compute unit at least, where halving wg_y gives them
 SHALLOW_GROUP = (2, 4)  # vec's work-items a group down M at most, along N at least, for ...
                         # ... a K of at most SHALLOW_K_MOST (the shallow-k class's bound)
+SHALLOW_RUNS_K = 8          # panel, float32: a K of at most this ...
+SHALLOW_RUNS_TILE = (4, 16)  # ... in tiles of 4 rows by 16 vectors (runs of C's rows 16x as long)
 
 
 class Target(NamedTuple):
@@ -78,7 +81,7 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int, k: int | 
     if "PACKED" not in impl.defaults:
         return params, []
     target = Target(m, n, k, units, itemsize)
-    refits = {"panel": (_fit_columns, _fit_in_place),
+    refits = {"panel": (_fit_shallow_runs, _fit_columns, _fit_in_place),
               "vec": (_fit_rows, _fit_narrow, _fit_shallow, _fit_group, _fit_group_rows,
                       _fit_in_place)}
     notes = []
@@ -164,6 +167,25 @@ def _fit_shallow(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict
     fitted = {**params, "wg_y": min(params["wg_y"], rows), "wg_x": max(params["wg_x"], columns)}
     return fitted, (f"groups of {fitted['wg_y']} x {fitted['wg_x']} work-items for K = {c.k} "
                     f"(<= {SHALLOW_K_MOST}; was {params['wg_y']} x {params['wg_x']})")
+
+
+def _fit_shallow_runs(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
+    """panel, float32: a K of at most SHALLOW_RUNS_K in tiles of SHALLOW_RUNS_TILE. With
+    so few steps the work is writing C, which a group writes in runs of its NR = 16
+    tile_x columns a row: 4 x 16 writes runs of 1 KB where the entries' 8 x 3 wrote 192
+    bytes. On Intel's runtime (a Xeon of model 207, whose speed drifts) it beat the
+    entries' 8 x 3 in 10 of 12 comparisons at K = 4-8 (1.05-1.67x), the 4 x 6 entry
+    0.85-1.45x over three runs of 5 rounds; from K = 16 it ran 1.13-1.49x slower
+    (bench/results/2026-11-27-cpu-xeon207-survey). A C whose columns would leave the
+    wider groups more than COLUMN_SLACK padded keeps its tile (and _fit_columns' refit)."""
+    rows, columns = SHALLOW_RUNS_TILE
+    group = columns * impl.work_group(params)[1]
+    if (c.k is None or c.k > SHALLOW_RUNS_K or c.itemsize != 4
+            or ceil(c.n / group) * group > COLUMN_SLACK * c.n):  # C too narrow to fill it
+        return params, ""
+    return _changed(params, {**params, "tile_y": rows, "tile_x": columns},
+                    f"tile of {rows} rows x {columns} for K = {c.k} (<= {SHALLOW_RUNS_K}; "
+                    f"was {params['tile_y']} x {params['tile_x']})")
 
 
 def _fit_group(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
