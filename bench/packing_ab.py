@@ -35,6 +35,7 @@ def main():
     parser.add_argument("--variant", default="panel", choices=sorted(WAYS))
     parser.add_argument("--sizes", default="4096x64x4096,64x4096x4096,4096x256x4096")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     parser.add_argument("--way", action="append", default=[], metavar="LABEL=JSON",
                         help="parameters changed from auto's choice (repeatable)")
     args = parser.parse_args()
@@ -44,11 +45,11 @@ def main():
     ways = {label: json.loads(change) for label, change in
             (way.split("=", 1) for way in args.way)} or WAYS[args.variant]
     for m, n, k in parse_sizes(args.sizes):
-        choice = choose(device, m, n, k)
+        choice = choose(device, m, n, k, np.dtype(args.dtype).itemsize)
         base = choice.params if choice.variant == args.variant else {}
         rng = np.random.default_rng(m + n + k)
-        a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
-        b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+        a = rng.uniform(-1, 1, (m, k)).astype(args.dtype)
+        b = rng.uniform(-1, 1, (k, n)).astype(args.dtype)
         configs = {name: dict(base, **way) for name, way in ways.items()}
         exact = a.astype(np.float64) @ b.astype(np.float64)
         errors = {}
