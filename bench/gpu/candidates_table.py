@@ -9,17 +9,15 @@ from __future__ import annotations
 import json
 import sys
 
+from portgemm.families import get_variant
+
 
 def tile(candidate: dict) -> str:
-    """A candidate's variant, with its tile where the variant has one."""
-    variant, p = candidate["variant"], candidate["params"]
-    if variant == "wgmma":
-        return f"w{64 * p['WGM']}x{p['WN'] * p['WGN']}"
-    if variant == "mma":
-        return f"m{16 * p['WM'] * p['MT']}x{8 * p['WN'] * p['NT']}"
-    if variant == "xgemm":
-        return f"x{p['MWG']}x{p['NWG']}"
-    return variant
+    """A candidate's variant, with its work-group's block of C where the family has one
+    (w128x64: wgmma's 128 x 64)."""
+    variant = candidate["variant"]
+    block = get_variant(variant).block(candidate["params"])
+    return f"{variant[0]}{block[0]}x{block[1]}" if block else variant
 
 
 def main():

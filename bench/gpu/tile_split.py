@@ -21,7 +21,6 @@ from __future__ import annotations
 from math import ceil
 
 import portgemm
-import portgemm.auto.gpu_tiles as gpu_tiles
 import portgemm.auto.tallskinny as model
 from portgemm.auto import choice
 from portgemm.auto.tallskinny import tile_for as shipped_tile_for
@@ -113,24 +112,15 @@ def vector_split(layout: str, itemsize: int):
     return tile_for
 
 
-def even_split(layout: str, itemsize: int, rows_too: bool = True):
-    """auto's split (tile_for) with no tile cut short by C's edge where a nearby one
-    avoids it: the columns of C's wide branch the most multiples of COLUMN_TILE, up to
-    auto's and at least half of them, that divide C's (auto's own since b965d86, so
-    "even-columns" is auto's rule now; 8-even/ of bench/results/2026-11-27-h100-small-c
-    ran it beside d2cf752's auto); then (``rows_too``) the most rows, up to the rows those
-    columns leave room for and at least half of them, that divide C's."""
+def even_split(layout: str, itemsize: int):
+    """auto's split (tile_for) with no tile cut short by C's row edge where a nearby one
+    avoids it: the most rows, up to auto's and at least half of them, that divide C's.
+    (The same for C's columns, the rule "even-columns" that
+    bench/results/2026-11-27-h100-small-c 8-even/ ran beside d2cf752's auto, has been
+    auto's own since b965d86: gpu_tiles.even_columns.)"""
     def tile_for(m: int, n: int, budget: int) -> tuple[int, int]:
         rows, cols = shipped_tile_for(m, n, budget)
-        if m * n <= budget:
-            return rows, cols
-        if n > gpu_tiles.WHOLE_COLUMNS and n % cols:
-            even = [c for c in range(cols, (cols - 1) // 2, -gpu_tiles.COLUMN_TILE)
-                    if n % c == 0]
-            if even:
-                cols = even[0]
-                rows = min(m, budget // cols)
-        if rows_too and m % rows:
+        if m * n > budget and m % rows:
             even = [r for r in range(rows, (rows + 1) // 2 - 1, -1) if m % r == 0]
             rows = even[0] if even else rows
         return rows, cols
@@ -141,7 +131,7 @@ def even_split(layout: str, itemsize: int, rows_too: bool = True):
 # 524d4c1, before it gave 4 columns for 5 and left C of 1-2 columns 64 and 32 rows)
 RULES = {"fewest": fewest_split, "loads": leaner_split, "vectors": vector_split,
          "columns": lambda layout, itemsize: shipped_tile_for, "even": even_split,
-         "even-columns": lambda layout, itemsize: even_split(layout, itemsize, False)}
+         "even-columns": lambda layout, itemsize: shipped_tile_for}  # the same since b965d86
 
 
 def near_splits(m: int, n: int, budget: int, itemsize: int, more: int = 1) -> list:

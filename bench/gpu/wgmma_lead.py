@@ -64,11 +64,9 @@ def model_split(device, variant, params, m, n, k, itemsize):
 def own_model(device, variant, m, n, k, itemsize):
     """The parameters tallskinny's or wide's model gives this shape (what auto runs where
     the shape's class routes there)."""
-    from portgemm.auto.tallskinny import tallskinny_params
-    from portgemm.auto.wide import wide_params
+    from portgemm.auto.default import BANDWIDTH_MODELS
 
-    return {"tallskinny": tallskinny_params, "wide": wide_params}[variant](
-        device, m, n, k, itemsize)[0]
+    return BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)[0]
 
 
 def kernel_ms(a_dev, b_dev, params, variant="wgmma", reps=5, warmup=2):

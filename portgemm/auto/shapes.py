@@ -4,8 +4,8 @@ A class says what kind of kernel a shape wants, then how large it is:
 
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
-  :func:`device_class` adds a deep-K C of up to 576 values on a GPU, and of sides up to
-  256 on Intel's CPU runtime;
+  :func:`device_class` adds a deep-K C of up to 576 values, or of up to 8 rows (float64:
+  1) in tallskinny's even tiles, on a GPU, and of sides up to 256 on Intel's CPU runtime;
 * ``skinny``: C has at most 32 rows or 24 columns (:func:`device_class`: fewer on a
   CPU, none on PoCL) and at least 512 of the other (32 on Intel's CPU runtime): a row
   vector or a few rows times a matrix, a matrix times a few columns; bound by reading
