@@ -33,6 +33,12 @@
 #   waves   the same as auto before and after in turns of whole processes (steps.sh),
 #           beside a fixed tallskinny as the control: on 20-40 us kernels the drift between
 #           processes (the control's 0.88-1.16x) swamped it
+#   spread  wgmma_lead.py: tallskinny's model as shipped (auto: a K too short for its
+#           groups to reach half the compute units at MIN_TERMS steps a work-item is spread
+#           in smaller groups, down to SPREAD_GROUP = 32) against the same model with its
+#           constants set otherwise: SPREAD_GROUP 1024 (the model before 2026-11-27's
+#           spread), 64, 128, MIN_TERMS 8 and 4; float32 and float64; then one-row C beside
+#           the wide kernel's model
 # Each part ran with the tree of its record's section (bench/results/2026-11-27-h100-short-k):
 # auto read the probe's bandwidth until 88838ee, and split and splits ran the candidate
 # split as auto (59d308e; tile_split.py now times it beside auto as "loads").
@@ -130,4 +136,23 @@ if part waves; then
   control='"variant": "tallskinny", "GS": 132, "BS": 512, "tile_y": 9, "tile_x": 9, "REDUCE": 1, "FUSE": 1'
   turns waves float32 3x3x2097152,5x5x2097152,4x4x2097152,3x3x1500000,5x5x1200000,1x1x1800000,8x8x1048576,7x7x700000,2x2x4194304 "$control"
   turns waves64 float64 8x8x524288,5x5x1048576,2x2x2097152 "$control"
+fi
+if part spread; then
+  ts='"variant": "tallskinny", "model": true'
+  k='portgemm.auto.tallskinny'
+  spread=(--candidate 'auto={"variant": "auto"}'
+          --candidate "before={$ts, \"constants\": {\"$k.SPREAD_GROUP\": 1024}}"
+          --candidate "s64={$ts, \"constants\": {\"$k.SPREAD_GROUP\": 64}}"
+          --candidate "s128={$ts, \"constants\": {\"$k.SPREAD_GROUP\": 128}}"
+          --candidate "t8={$ts, \"constants\": {\"$k.MIN_TERMS\": 8}}"
+          --candidate "t4={$ts, \"constants\": {\"$k.MIN_TERMS\": 4}}")
+  (cd bench/gpu
+   TAILN=24 step spread 330 python3 wgmma_lead.py --rounds 3 --json "$out/spread.json" "${spread[@]}" \
+     --shapes 1x64x65536,1x64x262144,1x16x65536,1x256x100000,3x3x8192,3x3x65536,3x3x262144,8x8x16384,8x8x65536,8x8x262144,9x9x131072,16x16x65536,16x16x262144,1x160x65536,2x160x65536,8x160x65536,32x6x65536,5x5x500000,3x3x2097152
+   TAILN=5 step spread64 150 python3 wgmma_lead.py --rounds 3 --dtype float64 --json "$out/spread64.json" "${spread[@]}" \
+     --shapes 1x64x65536,3x3x131072,8x8x65536,8x8x262144
+   TAILN=8 step spread_wide 150 python3 wgmma_lead.py --rounds 3 --json "$out/spread_wide.json" \
+     --candidate 'auto={"variant": "auto"}' --candidate "before={$ts, \"constants\": {\"$k.SPREAD_GROUP\": 1024}}" \
+     --candidate 'wide={"variant": "wide", "model": true}' \
+     --shapes 1x64x65536,1x64x262144,1x16x65536,1x256x100000,1x160x65536,2x160x65536)
 fi

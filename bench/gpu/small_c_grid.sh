@@ -21,7 +21,11 @@
 #         16 x 128 tile (auto's before for most of these) and the wide kernel's model,
 #         C of 1-8 rows over a deep K, float32 and float64
 #   shorter the same beside xgemm's 64 x 64 tile too, at K = 4096 and 65536 (float32)
-#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter"] bash bench/gpu/small_c_grid.sh
+#   uneven C of 1-3 rows whose columns tallskinny's tiles do not cover evenly (auto's mma
+#         16 x 128 below 512 columns) over a deep K and at K = 65536, float32 and float64:
+#         auto beside the wide kernel's and tallskinny's own models and mma's tile
+#         ($DTYPES, default both)
+#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter uneven"] bash bench/gpu/small_c_grid.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -86,4 +90,13 @@ if part deep; then
     --candidate "w64x32={$W, \"WGM\": 1, \"WN\": 32}" --candidate "w64x64={$W, \"WGM\": 1, \"WN\": 64}" \
     --candidate "w128x64={$W, \"WGM\": 2, \"WN\": 64}" --candidate "w128x128={$W, \"WGM\": 2, \"WN\": 128}" \
     --shapes "$(deep)"
+fi
+uneven() { python3 -c "print(','.join(f'{m}x{n}x{k or int(1.5e8 / (m + n))}' for k in (0, 65536) for m, n in ((1, 100), (1, 130), (1, 257), (1, 300), (1, 333), (1, 450), (1, 500), (2, 300), (2, 450), (3, 500), (3, 257), (3, 130))))"; }
+if part uneven; then
+  for dtype in ${DTYPES:-float32 float64}; do
+    MD=${M/\"ASYNC_STAGES\": 0/\"ASYNC_STAGES\": $([ $dtype = float64 ] && echo 2 || echo 0)}
+    TAILN=26 step "uneven_$dtype" 280 python3 wgmma_lead.py --rounds 3 --dtype $dtype --json "$out/uneven_$dtype.json" \
+      --candidate 'auto={"variant": "auto"}' --candidate 'wide={"variant": "wide", "model": true}' \
+      --candidate 'ts={"variant": "tallskinny", "model": true}' --candidate "m16x128={$MD}" --shapes "$(uneven)"
+  done
 fi

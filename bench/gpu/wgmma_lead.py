@@ -12,7 +12,9 @@ own choice, recorded beside its time).
 
 A shape is MxNxK or MxNxK:KSPLIT (the split auto's model or entry gives it); a candidate's
 "KSPLIT": "model" takes the split auto's model gives its own tile on each shape, and
-{"variant": "tallskinny" or "wide", "model": true} that variant's own model's parameters. Each round
+{"variant": "tallskinny" or "wide", "model": true} that variant's own model's parameters, and
+"constants": {"portgemm.auto.tallskinny.MIN_TERMS": 8, ...} those of the model's module
+constants set while it runs (auto's before or a proposed rule, in the same process). Each round
 times every candidate once (5 runs after 2 warm-ups), in an order rotated by one each
 round, so that a drift of the machine's speed falls on all of them alike.
 """
@@ -20,6 +22,7 @@ round, so that a drift of the machine's speed falls on all of them alike.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 
@@ -61,12 +64,23 @@ def model_split(device, variant, params, m, n, k, itemsize):
     return {**params, "KSPLIT": ksplit(device, resolved, m, n, k, itemsize, variant)[0]}
 
 
-def own_model(device, variant, m, n, k, itemsize):
+def own_model(device, variant, m, n, k, itemsize, constants=None):
     """The parameters tallskinny's or wide's model gives this shape (what auto runs where
-    the shape's class routes there)."""
+    the shape's class routes there), with ``constants`` ({"module.NAME": value}) set in
+    their modules while it runs."""
     from portgemm.auto.default import BANDWIDTH_MODELS
 
-    return BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)[0]
+    saved = {}
+    try:
+        for dotted, value in (constants or {}).items():
+            module, name = dotted.rsplit(".", 1)
+            module = importlib.import_module(module)
+            saved[module, name] = getattr(module, name)  # a misspelt name fails here
+            setattr(module, name, value)
+        return BANDWIDTH_MODELS[variant](device, m, n, k, itemsize)[0]
+    finally:
+        for (module, name), value in saved.items():
+            setattr(module, name, value)
 
 
 def kernel_ms(a_dev, b_dev, params, variant="wgmma", reps=5, warmup=2):
@@ -109,8 +123,9 @@ def main():
                 variant = params.pop("variant", args.variant)
                 if params.get("KSPLIT") == "model":  # the split auto's model gives this tile
                     params = model_split(device, variant, params, m, n, k, a.itemsize)
+                constants = params.pop("constants", None)
                 if params.pop("model", False):  # tallskinny's or wide's own model, whole
-                    params = own_model(device, variant, m, n, k, a.itemsize)
+                    params = own_model(device, variant, m, n, k, a.itemsize, constants)
                 ms, result = kernel_ms(a_dev, b_dev, None if variant == "auto" else params,
                                        variant)
                 times[name].append(ms)
