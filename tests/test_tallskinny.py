@@ -16,8 +16,9 @@ from portgemm.auto import choose, phvm
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import class_order, classify, device_class
 from portgemm.auto.splitk import ksplit
-from portgemm.auto.tallskinny import (MIN_TERMS, ROW_ITEMS_PER_CORE, gpu_group,
-                                       item_registers, tallskinny_params, tile_for)
+from portgemm.auto.tallskinny import (GPU_MIN_TERMS, MIN_TERMS, ROW_ITEMS_PER_CORE,
+                                       gpu_group, item_registers, tallskinny_params,
+                                       tile_for)
 from portgemm.families import get_variant
 from portgemm.runtime.device import Device
 
@@ -628,6 +629,8 @@ def test_bandwidth_model_on_cpu_and_gpu():
         assert short["GS"] == 132 and k // (MIN_TERMS * short["BS"]) < 132, (m, k, short)
     assert tallskinny_params(gpu(), 2, 2, 1 << 22)[0]["GS"] == 264  # the bound: 256
     assert tallskinny_params(gpu(), 1, 1, 3_000_000)[0]["GS"] == 132  # the nearest: 183
+    # where 16 steps a work-item would leave SMs idle (64 groups of 1024 at 2^20), fewer
+    assert tallskinny_params(gpu(), 3, 3, 1 << 20)[0]["GS"] == 132
     # no more groups than the device holds at once: 8 x 12 takes 140 registers a
     # work-item, one group of 256 a unit, so 264 groups would run in two rounds
     assert tallskinny_params(gpu(), 8, 12, 1 << 20)[0]["GS"] == 132
@@ -703,6 +706,23 @@ def test_a_deep_k_c_of_few_rows_in_even_tiles_is_tall_skinny_on_a_gpu(m, n, item
         assert n % chosen.params["tile_x"] == 0
     pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
     assert device_class(pocl, m, n, k, itemsize)[0] == "deep-k"
+
+
+@pytest.mark.parametrize("m, n, k, groups, size", [
+    (1, 64, 65536, 132, 128),   # 16 groups of 256 before: 44 us, now 16
+    (8, 8, 65536, 132, 128),    # 8 of 512: 1.3x
+    (9, 9, 131072, 132, 256),   # 16 of 512: 1.5x
+    (3, 3, 8192, 16, 128),      # too short for the compute units even so
+    (16, 16, 65536, 32, 512),   # 4 tiles, each 8 groups before: their share, 1.5x
+])
+def test_a_short_k_is_spread_over_the_compute_units(m, n, k, groups, size):
+    """At a K too short for 16 steps a work-item to give each of the H100's 132 SMs a
+    group, a GPU work-item takes as few as 4, and groups as small as 128 where even that
+    leaves half the SMs idle (bench/results/2026-11-27-h100-spread)."""
+    params, why = tallskinny_params(gpu(), m, n, k)
+    assert (params["GS"], params["BS"]) == (groups, size), why
+    # 4 steps a work-item at least, but where rounded up to a whole wave of groups
+    assert k >= GPU_MIN_TERMS * groups * size or groups == 132
 
 
 def test_several_tiles_take_their_share_of_the_compute_units():

@@ -85,10 +85,18 @@ sums ran slower elsewhere. A tile of one column whose B lies along K is read 16 
 vector along K instead (the kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
 speed on the Zen 5.
 
-Two bounds on the work of one GPU work-item, which adds its products in sequence: at
-most MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
+Two bounds on the work of one work-item, which adds its products in sequence: at most
+MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
 work-item's hands gave 1e-4, 4096 terms keep it near 1e-6) and at least MIN_TERMS (the
-group's sum at the end must pay off); ROWVEC keeps the second."""
+group's sum at the end must pay off). On a GPU where that leaves compute units without
+a group (a tile's share of them), the bound goes down to GPU_MIN_TERMS, and where even
+that does not let groups of the registers' size reach half the compute units, the
+groups are smaller, down to SPREAD_GROUP: each compute unit keeps only so many loads in
+flight. On the H100 the bound of 16 ran 1 x 64 x 65536 in 16 groups of 256 (44 us, 0.9x
+cuBLAS); spread over 132 groups of 128 in 4 steps, 16 us. At eighteen float32 shapes of
+K = 16384 to 2^20 the two together ran 0.99-2.8x as fast as the bound of 16 alone
+(float64 1.0-2.0x), and level at K = 2^21 and 2^25; groups of 32 ran 8 x 8 x 65536 1.7x
+slower than of 128 (bench/results/2026-11-27-h100-spread)."""
 
 from __future__ import annotations
 
@@ -102,10 +110,12 @@ from .traits import Traits, traits
 
 MAX_TERMS = 4096
 MIN_TERMS = 16
+GPU_MIN_TERMS = 4
 IN_FLIGHT_PER_UNIT = 30_000  # bytes a GPU compute unit keeps in flight (4 MB on 132 SMs)
 ACCUMULATORS = 128  # a work-item holds at most, on a GPU (and any device but a CPU)
 GPU_GROUP = 256       # where the register file is unknown
 GPU_GROUP_LIMIT = 1024
+SPREAD_GROUP = 128    # the smallest group a short K's work-items are spread in
 ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside its values
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 ONE_GROUP_BYTES = 64 << 20  # ROWVEC: A and B up to which a tile a core is one group
@@ -319,6 +329,14 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         size = max(min(TALL_GROUP, size), min(size, fits))
         items = min(items, one_wave)
         fill += f", at most one wave's {one_wave:.0f} a tile"
+    # a K too short for groups of this size, GPU_MIN_TERMS steps a work-item, to reach
+    # half the compute units: smaller groups, more of them
+    spread = size
+    while (size > SPREAD_GROUP
+           and tiles * (k // (GPU_MIN_TERMS * size)) < known.compute_units // 2):
+        size //= 2
+    if size < spread:
+        fill += f", groups of {size} to reach the compute units at a short K"
     wanted = 1 << max(0, round(log2(max(1.0, items / size))))
     # C's tiles take about a group a compute unit between them at least: on the H100,
     # one tile in 64 groups (half the SMs idle) ran 1.03-1.6x slower than in 132
@@ -335,8 +353,13 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     elif share:
         wanted = min(max(wanted, share), known.compute_units * held // tiles)
     accurate = ceil(k / (MAX_TERMS * size))
-    groups = max(1, min(max(wanted, accurate), k // (MIN_TERMS * size)))
-    terms = f"each work-item sums {MIN_TERMS} to {MAX_TERMS} terms"
+    # at least MIN_TERMS steps a work-item, down to GPU_MIN_TERMS where that would leave
+    # compute units without a group (one tile: a group each; several: their share)
+    floor = known.compute_units if tiles == 1 else share
+    most = max(k // (MIN_TERMS * size), min(floor, k // (GPU_MIN_TERMS * size)))
+    groups = max(1, min(max(wanted, accurate), most))
+    terms = (f"each work-item sums {MIN_TERMS if most == k // (MIN_TERMS * size) else GPU_MIN_TERMS}"
+             f" to {MAX_TERMS} terms")
     if tiles == 1 and groups >= known.compute_units // 2:
         # the nearest whole number of waves, at least one and enough for MAX_TERMS, even
         # past the bound of MIN_TERMS: at K = 2^21 it gave 128 groups of 1024, 4 of 132
