@@ -684,11 +684,32 @@ def test_a_wide_c_is_split_by_its_columns(m, n, tile):
 
 
 @pytest.mark.parametrize("m, n, itemsize, expected", [
+    (1, 257, 4, "skinny"), (1, 500, 4, "skinny"), (2, 450, 4, "skinny"),
+    (3, 500, 4, "skinny"),       # 1.15-1.51x mma's 16 x 128 in the wide kernel
+    (2, 200, 4, "deep-k"),       # fewer than 256 columns (2 x 160-256: 0.78-0.87x)
+    (4, 300, 4, "deep-k"),       # more than 3 rows
+    (1, 300, 8, "deep-k"),       # float64: 0.59x
+])
+def test_a_deep_k_c_of_few_rows_in_uneven_tiles_is_skinny_on_a_gpu(m, n, itemsize,
+                                                                  expected):
+    """On a GPU, a deep-K float32 C of 1-3 rows and 256-511 columns that tallskinny's
+    tiles leave a short tile of goes to the wide kernel (bench/results/2026-11-27-h100-
+    spread); a CPU's classes do not change."""
+    for k in (4096, 65536, 1 << 19):
+        assert classify(m, n, k)[0] == "deep-k"
+        assert device_class(gpu(), m, n, k, itemsize)[0] == expected
+        chosen = choose(gpu(), m, n, k, itemsize, sources=[])
+        assert (chosen.variant == "wide") == (expected == "skinny"), chosen.reason
+    pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
+    assert device_class(pocl, m, n, 1 << 19, itemsize)[0] == "deep-k"
+
+
+@pytest.mark.parametrize("m, n, itemsize, expected", [
     (1, 400, 4, "tall-skinny"), (2, 160, 4, "tall-skinny"), (4, 200, 4, "tall-skinny"),
     (5, 160, 4, "tall-skinny"), (8, 400, 4, "tall-skinny"),  # 1.15-2.27x mma's 16 x 128
     (1, 400, 8, "tall-skinny"),  # float64, one row: 1.06x
     (8, 100, 4, "deep-k"),       # a short tile left: 0.78x
-    (1, 300, 4, "deep-k"),
+    (1, 300, 4, "skinny"),       # a short tile left, few rows: wide
     (9, 160, 4, "deep-k"),       # more than 8 rows
     (2, 400, 8, "deep-k"),       # float64, 2-8 rows: 0.85-1.16x
 ])

@@ -5,7 +5,8 @@ A class says what kind of kernel a shape wants, then how large it is:
 * ``tall-skinny``: C is tiny (M * N <= 256) and K long (K >= 64 (M + N)): an inner
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
   :func:`device_class` adds a deep-K C of up to 576 values, or of up to 8 rows (float64:
-  1) in tallskinny's even tiles, on a GPU, and of sides up to 256 on Intel's CPU runtime;
+  1) in tallskinny's even tiles, on a GPU, and of sides up to 256 on Intel's CPU runtime
+  (and a deep-K float32 C of 1-3 rows and 256-511 columns in uneven tiles skinny);
 * ``skinny``: C has at most 32 rows or 24 columns (:func:`device_class`: fewer on a
   CPU, none on PoCL) and at least 512 of the other (32 on Intel's CPU runtime): a row
   vector or a few rows times a matrix, a matrix times a few columns; bound by reading
@@ -158,6 +159,16 @@ GPU_TALL_SIDE = 3
 # ran 1.06-1.18x faster, 2-8 rows 0.85-1.16x (mma's float64 tile on the FP64 tensor
 # cores) (bench/results/2026-11-27-h100-small-c)
 GPU_FEW_ROWS = {4: 8, 8: 1}
+# A deep-K C of at most GPU_WIDE_FEW_ROWS rows by itemsize and WIDE_FEW_COLUMNS to
+# SKINNY_LONG columns that tallskinny's tiles do not cover evenly is skinny on a GPU
+# (the wide kernel, as from SKINNY_LONG columns): on the H100 float32 C of 1-3 rows and
+# 257-500 columns ran 1.15-1.51x faster there than in mma's 16 x 128 tile (auto's
+# before) at seventeen of eighteen shapes of K = 65536 and of 0.6 GB, 2 x 300 x 496688
+# level, 1.01-1.10x at K = 4096; C of 2 rows and 160-256 columns ran 0.78-0.87x, 8 x
+# 100 0.18x, and float64's 1 x 300 0.59x
+# (bench/results/2026-11-27-h100-small-c, bench/results/2026-11-27-h100-spread)
+GPU_WIDE_FEW_ROWS = {4: 3}
+WIDE_FEW_COLUMNS = 256
 
 
 def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> tuple[str, str]:
@@ -165,7 +176,8 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
     limits of the device's kind of compiler, and a deep-K shape of a small C tall-skinny
     on Intel's CPU runtime (sides up to CPU_DEEP_SIDE) and on a GPU (up to
     GPU_TALL_OUTPUT values, at least GPU_TALL_SIDE a side; or up to GPU_FEW_ROWS rows,
-    by ``itemsize``, that tallskinny's tiles cover evenly)."""
+    by ``itemsize``, that tallskinny's tiles cover evenly), and one of GPU_WIDE_FEW_ROWS
+    rows and WIDE_FEW_COLUMNS or more columns that they do not skinny on a GPU."""
     kind = compiler_kind(device)
     own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, GPU_SKINNY))
     if own == "deep-k" and kind == "work-item-vectorising" and max(m, n) <= CPU_DEEP_SIDE:
@@ -182,6 +194,12 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
         return "tall-skinny", (f"{why}; a C of {m} rows (<= {few} in {itemsize}-byte "
                                f"values) that tallskinny's tiles cover evenly, K >= "
                                f"{TALL_SKINNY_DEPTH}(M+N), is tall-skinny on a GPU")
+    wide = GPU_WIDE_FEW_ROWS.get(itemsize, 0)
+    if (own == "deep-k" and device.type == "gpu" and m <= wide
+            and WIDE_FEW_COLUMNS <= n < SKINNY_LONG and not splits_evenly(m, n)):
+        return "skinny", (f"{why}; a C of {m} rows (<= {wide} in {itemsize}-byte values) "
+                          f"and {n} columns (>= {WIDE_FEW_COLUMNS}) that tallskinny's tiles "
+                          f"do not cover evenly is skinny on a GPU")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +
