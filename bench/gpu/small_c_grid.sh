@@ -25,7 +25,10 @@
 #         16 x 128 below 512 columns) over a deep K and at K = 65536, float32 and float64:
 #         auto beside the wide kernel's and tallskinny's own models and mma's tile
 #         ($DTYPES, default both)
-#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter uneven"] bash bench/gpu/small_c_grid.sh
+#   widegrid the wide kernel's model against itself with a parameter set over it (groups of
+#         64-128, one column a work-item, 512 layers, 16 steps' loads at once) at C of
+#         1-16 rows, float32
+#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter uneven widegrid"] bash bench/gpu/small_c_grid.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -99,4 +102,13 @@ if part uneven; then
       --candidate 'auto={"variant": "auto"}' --candidate 'wide={"variant": "wide", "model": true}' \
       --candidate 'ts={"variant": "tallskinny", "model": true}' --candidate "m16x128={$MD}" --shapes "$(uneven)"
   done
+fi
+if part widegrid; then
+  wd='"variant": "wide", "model": true'
+  TAILN=18 step widegrid 300 python3 wgmma_lead.py --rounds 3 --json "$out/widegrid.json" \
+    --candidate "model={$wd}" --candidate "bs128={$wd, \"BS\": 128}" \
+    --candidate "tn1={$wd, \"tile_x\": 1}" --candidate "bs128tn1={$wd, \"BS\": 128, \"tile_x\": 1}" \
+    --candidate "bs64tn1={$wd, \"BS\": 64, \"tile_x\": 1}" --candidate "s512={$wd, \"KSPLIT\": 512}" \
+    --candidate "bs64tn1s512={$wd, \"BS\": 64, \"tile_x\": 1, \"KSPLIT\": 512}" --candidate "ku16={$wd, \"KU\": 16}" \
+    --shapes 1x257x751400,1x300x498338,1x450x332594,1x500x299401,3x500x298210,2x450x331858,1x300x65536,1x1000x150000,1x4096x36000,1x8192x8192,1x4096x4096,4x4096x4096,8x8192x8192,16x4096x4096,1x2048x2048
 fi

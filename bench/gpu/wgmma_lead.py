@@ -12,7 +12,8 @@ own choice, recorded beside its time).
 
 A shape is MxNxK or MxNxK:KSPLIT (the split auto's model or entry gives it); a candidate's
 "KSPLIT": "model" takes the split auto's model gives its own tile on each shape, and
-{"variant": "tallskinny" or "wide", "model": true} that variant's own model's parameters, and
+{"variant": "tallskinny" or "wide", "model": true} that variant's own model's parameters
+(with any other keys of the candidate set over them), and
 "constants": {"portgemm.auto.tallskinny.MIN_TERMS": 8, ...} those of the model's module
 constants set while it runs (auto's before or a proposed rule, in the same process). Each round
 times every candidate once (5 runs after 2 warm-ups), in an order rotated by one each
@@ -124,8 +125,10 @@ def main():
                 if params.get("KSPLIT") == "model":  # the split auto's model gives this tile
                     params = model_split(device, variant, params, m, n, k, a.itemsize)
                 constants = params.pop("constants", None)
-                if params.pop("model", False):  # tallskinny's or wide's own model, whole
-                    params = own_model(device, variant, m, n, k, a.itemsize, constants)
+                if params.pop("model", False):  # tallskinny's or wide's own model, and
+                    # the candidate's other keys over it
+                    params = {**own_model(device, variant, m, n, k, a.itemsize, constants),
+                              **params}
                 ms, result = kernel_ms(a_dev, b_dev, None if variant == "auto" else params,
                                        variant)
                 times[name].append(ms)
