@@ -110,6 +110,11 @@ def test_skinny_routes_on_a_gpu():
     assert {key: row.params[key] for key in ("BS", "tile_y", "tile_x", "KU", "KSPLIT")} == {
         "BS": 256, "tile_y": 1, "tile_x": 2, "KU": 8, "KSPLIT": 64}
     assert row.params["BY_COLUMN"] == 0
+    # C of one block of columns over a deep K: the 528 layers half the device asks for,
+    # as a power of two 512 (256 ran 1.09-1.28x slower on the H100); at K = 4096, 256
+    assert choose(device, 1, 300, 498338, sources=[]).params["KSPLIT"] == 512
+    assert choose(device, 3, 500, 65536, sources=[]).params["KSPLIT"] == 512
+    assert choose(device, 1, 500, 4096, sources=[]).params["KSPLIT"] == 256
     # all rows, K split for accuracy (from 12 rows Hopper takes mma's 16 x 128 tile)
     rows = choose(device, 11, 8192, 100_000, sources=[])
     assert rows.params["tile_y"] == 11 and rows.params["KSPLIT"] >= 100_000 / MAX_TERMS

@@ -44,7 +44,11 @@ CPU_ACCUMULATORS = 128  # 8 x 16 ran 2x faster than 8 x 8 on Intel's runtime (8 
 CPU_COLUMNS = 64        # at most, for C of one or two rows
 CPU_STEPS = 4           # rows of B a CPU work-item reads side by side
 CPU_RUN = 512           # steps of K a layer takes on a CPU
-MAX_SPLIT = 256
+# layers at most: C of one block of columns (up to BS x 2) over a deep K took 512 where
+# FILL asked, 1.09-1.28x faster than 256 at seven C of 1-3 rows and 257-500 columns on the
+# H100 (1 x 257 x 751400: 89% -> 115% of cuBLAS); wider C ask for fewer (1 x 8192 x 8192,
+# 32, ran 1.27x slower in 512: bench/results/2026-11-27-h100-spread)
+MAX_SPLIT = 512
 
 
 def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
