@@ -7,9 +7,12 @@
 #           groups (a K of 8192 to 2^20) and two controls it leaves
 #   wide    auto (the wide kernel) against mma's 16 x 128 tile split by auto's model
 #           (auto's before) at float32 C of 1-3 rows and 257-500 columns
+#   layers  the wide kernel's model as shipped (at most 512 layers of K) against itself at
+#           the bound before (MAX_SPLIT 256), float32 and float64, C of one block of columns
+#           (where it moves) and wider ones (where it does not)
 #   tests   tests/test_tallskinny.py, test_wide.py and test_shipped_database.py on the GPU
 #   fuzz    bench/fuzz_auto.py, seeds $SEEDS (0 1)
-#   OUT=dir [PARTS="spread wide tests fuzz"] bash bench/gpu/spread_confirm.sh
+#   OUT=dir [PARTS="spread wide layers tests fuzz"] bash bench/gpu/spread_confirm.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -32,6 +35,16 @@ if part wide; then
    TAILN=12 step wide 250 python3 wgmma_lead.py --rounds 3 --json "$out/wide.json" \
      --candidate 'auto={"variant": "auto"}' --candidate "m16x128={$M}" \
      --shapes 1x257x751400,1x300x498338,1x450x65536,1x300x4096,1x500x4096,2x450x331858,2x300x65536,3x500x65536,3x257x576923,3x300x200000)
+fi
+if part layers; then
+  wd='"variant": "wide", "model": true'
+  before="before={$wd, \"constants\": {\"portgemm.auto.wide.MAX_SPLIT\": 256}}"
+  (cd bench/gpu
+   TAILN=13 step layers 250 python3 wgmma_lead.py --rounds 3 --json "$out/layers.json" \
+     --candidate 'auto={"variant": "auto"}' --candidate "$before" \
+     --shapes 1x257x751400,1x300x498338,1x450x332594,1x500x299401,3x500x298210,2x450x331858,1x300x65536,3x257x65536,1x512x1000000,8x512x500000,1x1000x150000,1x8192x8192
+   TAILN=4 step layers64 150 python3 wgmma_lead.py --rounds 3 --dtype float64 --json "$out/layers64.json" \
+     --candidate 'auto={"variant": "auto"}' --candidate "$before" --shapes 1x512x1000000,2x512x500000,1x8192x8192)
 fi
 if part tests; then
   TAILN=4 step tests 300 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
