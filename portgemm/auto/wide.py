@@ -39,6 +39,15 @@ GPU_STEPS = 8           # ... for this many steps at once, fewer where a work-it
 # in float64 ran 1.6x faster with 2 steps than with 8 on the H100, 8 rows as fast with 4
 # (bench/results/2026-11-26-h100-float64-shapes)
 GPU_REGISTERS = item_registers((MAX_ROWS["gpu"], GPU_COLUMNS), GPU_STEPS)
+# ... and at most GPU_FEW_STEPS for a work-item of FEW_STEPS_ROWS rows, whose 8-step
+# build ptxas (NVIDIA's driver 580) makes poorly: at 8 rows 52 registers, fewer than 4
+# steps take, so the steps' loads are not all in flight; at 11 rows 66, a group fewer an
+# SM than 64. On the H100 float32 C of 8 and 11 rows and 1024-8192 columns ran 1.10-1.67x
+# faster in 4 steps at twelve shapes of K = 4096 and 16384 (11 x 4096 x 16384: 62% -> 102%
+# of cuBLAS), where 6, 7, 9 and 10 rows (63-64 registers in 8 steps) ran 0.86-1.01x
+# (bench/results/2026-11-27-h100-spread). From 12 rows Hopper takes mma's tiles.
+FEW_STEPS_ROWS = (8, 11)
+GPU_FEW_STEPS = 4
 FILL = 0.5              # of the work-items a GPU holds at once
 CPU_ACCUMULATORS = 128  # 8 x 16 ran 2x faster than 8 x 8 on Intel's runtime (8 x 4096 x 4096)
 CPU_COLUMNS = 64        # at most, for C of one or two rows
@@ -68,6 +77,8 @@ def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         size, cols = GPU_GROUP, GPU_COLUMNS
         steps = max(s for s in (GPU_STEPS, 4, 2, 1)
                     if s == 1 or item_registers((rows, cols), s, itemsize) <= GPU_REGISTERS)
+        if rows in FEW_STEPS_ROWS:
+            steps = min(steps, GPU_FEW_STEPS)
         items = FILL * known.slots
         blocks = ceil(m / rows) * ceil(n / (size * cols))
         split = 1 << max(0, round(log2(max(1.0, items / (blocks * size)))))
