@@ -28,7 +28,10 @@
 #   widegrid the wide kernel's model against itself with a parameter set over it (groups of
 #         64-128, one column a work-item, 512 layers, 16 steps' loads at once) at C of
 #         1-16 rows, float32
-#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter uneven widegrid"] bash bench/gpu/small_c_grid.sh
+#   widerows the same at C of 1-11 rows (float32; float64 1-3, beyond which mma's tiles
+#         take a wide C) and 1024-8192 columns at K = 4096 and 16384: one column a
+#         work-item, 4 or 16 steps' loads at once, groups of 128
+#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter uneven widegrid widerows"] bash bench/gpu/small_c_grid.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -111,4 +114,15 @@ if part widegrid; then
     --candidate "bs64tn1={$wd, \"BS\": 64, \"tile_x\": 1}" --candidate "s512={$wd, \"KSPLIT\": 512}" \
     --candidate "bs64tn1s512={$wd, \"BS\": 64, \"tile_x\": 1, \"KSPLIT\": 512}" --candidate "ku16={$wd, \"KU\": 16}" \
     --shapes 1x257x751400,1x300x498338,1x450x332594,1x500x299401,3x500x298210,2x450x331858,1x300x65536,1x1000x150000,1x4096x36000,1x8192x8192,1x4096x4096,4x4096x4096,8x8192x8192,16x4096x4096,1x2048x2048
+fi
+widerows() { python3 -c "print(','.join(f'{m}x{n}x{k}' for k in (4096, 16384) for n in (1024, 4096, 8192) for m in ($1)))"; }
+if part widerows; then
+  wd='"variant": "wide", "model": true'
+  wr=(--candidate "model={$wd}" --candidate "tn1={$wd, \"tile_x\": 1}" --candidate "ku4={$wd, \"KU\": 4}"
+      --candidate "ku16={$wd, \"KU\": 16}" --candidate "tn1ku16={$wd, \"tile_x\": 1, \"KU\": 16}"
+      --candidate "bs128={$wd, \"BS\": 128}")
+  TAILN=38 step widerows 300 python3 wgmma_lead.py --rounds 3 --json "$out/widerows.json" "${wr[@]}" \
+    --shapes "$(widerows '1, 2, 3, 4, 6, 8, 11')"
+  TAILN=14 step widerows64 200 python3 wgmma_lead.py --rounds 3 --dtype float64 --json "$out/widerows64.json" \
+    "${wr[@]}" --shapes "$(widerows '1, 2, 3')"
 fi

@@ -10,9 +10,13 @@
 #   layers  the wide kernel's model as shipped (at most 512 layers of K) against itself at
 #           the bound before (MAX_SPLIT 256), float32 and float64, C of one block of columns
 #           (where it moves) and wider ones (where it does not)
+#   steps   the same with the steps before (FEW_STEPS_ROWS empty: 8 steps' loads at once
+#           where the registers allow) at float32 C of 6-11 rows and 1024-8192 columns
+#   regs    kernel_registers.py: the registers ptxas builds the wide kernel of 6-11 rows to,
+#           4 and 8 steps' loads at once (float32)
 #   tests   tests/test_tallskinny.py, test_wide.py and test_shipped_database.py on the GPU
 #   fuzz    bench/fuzz_auto.py, seeds $SEEDS (0 1)
-#   OUT=dir [PARTS="spread wide layers tests fuzz"] bash bench/gpu/spread_confirm.sh
+#   OUT=dir [PARTS="spread wide layers steps regs tests fuzz"] bash bench/gpu/spread_confirm.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -45,6 +49,21 @@ if part layers; then
      --shapes 1x257x751400,1x300x498338,1x450x332594,1x500x299401,3x500x298210,2x450x331858,1x300x65536,3x257x65536,1x512x1000000,8x512x500000,1x1000x150000,1x8192x8192
    TAILN=4 step layers64 150 python3 wgmma_lead.py --rounds 3 --dtype float64 --json "$out/layers64.json" \
      --candidate 'auto={"variant": "auto"}' --candidate "$before" --shapes 1x512x1000000,2x512x500000,1x8192x8192)
+fi
+if part steps; then
+  wd='"variant": "wide", "model": true'
+  (cd bench/gpu
+   TAILN=25 step steps 250 python3 wgmma_lead.py --rounds 3 --json "$out/steps.json" \
+     --candidate 'auto={"variant": "auto"}' \
+     --candidate "before={$wd, \"constants\": {\"portgemm.auto.wide.FEW_STEPS_ROWS\": []}}" \
+     --shapes "$(python3 -c "print(','.join(f'{m}x{n}x{k}' for k in (4096, 16384) for n in (1024, 4096, 8192) for m in (6, 7, 8, 9, 10, 11)))")")
+fi
+if part regs; then
+  args=()
+  for rows in 6 7 8 9 10 11; do for ku in 4 8; do
+    args+=(--candidate "${rows}r${ku}={\"variant\": \"wide\", \"BS\": 256, \"tile_y\": $rows, \"tile_x\": 2, \"KU\": $ku, \"KSPLIT\": 32}")
+  done; done
+  (cd bench/gpu && TAILN=16 step regs 150 python3 kernel_registers.py --dtype float32 "${args[@]}")
 fi
 if part tests; then
   TAILN=4 step tests 300 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
