@@ -31,7 +31,9 @@
 #   widerows the same at C of 1-11 rows (float32; float64 1-3, beyond which mma's tiles
 #         take a wide C) and 1024-8192 columns at K = 4096 and 16384: one column a
 #         work-item, 4 or 16 steps' loads at once, groups of 128
-#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter uneven widegrid widerows"] bash bench/gpu/small_c_grid.sh
+#   ninerows the same at 9 and 10 rows (8 steps, 64 registers, 0.84-0.87x cuBLAS at
+#         8192 x 16384): groups of 128, one column a work-item, 4 steps, float32
+#   OUT=dir [PARTS="first rows deep few skinny fuzz after shorter uneven widegrid widerows ninerows"] bash bench/gpu/small_c_grid.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -125,4 +127,11 @@ if part widerows; then
     --shapes "$(widerows '1, 2, 3, 4, 6, 8, 11')"
   TAILN=14 step widerows64 200 python3 wgmma_lead.py --rounds 3 --dtype float64 --json "$out/widerows64.json" \
     "${wr[@]}" --shapes "$(widerows '1, 2, 3')"
+fi
+if part ninerows; then
+  wd='"variant": "wide", "model": true'
+  TAILN=14 step ninerows 200 python3 wgmma_lead.py --rounds 3 --json "$out/ninerows.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "bs128={$wd, \"BS\": 128}" \
+    --candidate "tn1={$wd, \"tile_x\": 1}" --candidate "bs128ku4={$wd, \"BS\": 128, \"KU\": 4}" \
+    --candidate "bs64={$wd, \"BS\": 64}" --shapes "$(widerows '9, 10')"
 fi
