@@ -216,6 +216,8 @@ def test_wide_float32_of_8_or_11_rows_loads_4_steps_on_a_gpu(rows, steps):
     from test_tallskinny import gpu
 
     assert wide_params(gpu(), rows, 8192, 16384, 4)[0]["KU"] == steps
+    amd = gpu(vendor="Advanced Micro Devices, Inc.")  # no ptxas: the registers' rule alone
+    assert wide_params(amd, rows, 8192, 16384, 4)[0]["KU"] == 8
 
 
 def test_auto_runs_skinny_shapes(device):

@@ -45,7 +45,8 @@ GPU_REGISTERS = item_registers((MAX_ROWS["gpu"], GPU_COLUMNS), GPU_STEPS)
 # SM than 64. On the H100 float32 C of 8 and 11 rows and 1024-8192 columns ran 1.10-1.67x
 # faster in 4 steps at twelve shapes of K = 4096 and 16384 (11 x 4096 x 16384: 62% -> 102%
 # of cuBLAS), where 6, 7, 9 and 10 rows (63-64 registers in 8 steps) ran 0.86-1.01x
-# (bench/results/2026-11-27-h100-spread). From 12 rows Hopper takes mma's tiles.
+# (bench/results/2026-11-27-h100-spread). Only where the compiler takes PTX; from 12 rows
+# Hopper takes mma's tiles.
 FEW_STEPS_ROWS = (8, 11)
 GPU_FEW_STEPS = 4
 FILL = 0.5              # of the work-items a GPU holds at once
@@ -77,7 +78,7 @@ def wide_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         size, cols = GPU_GROUP, GPU_COLUMNS
         steps = max(s for s in (GPU_STEPS, 4, 2, 1)
                     if s == 1 or item_registers((rows, cols), s, itemsize) <= GPU_REGISTERS)
-        if rows in FEW_STEPS_ROWS:
+        if device.takes_ptx and rows in FEW_STEPS_ROWS:  # ptxas's builds
             steps = min(steps, GPU_FEW_STEPS)
         items = FILL * known.slots
         blocks = ceil(m / rows) * ceil(n / (size * cols))
