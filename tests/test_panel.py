@@ -30,6 +30,9 @@ PARAMS = {
     "short-panels": dict(tile_y=4, tile_x=2, wg_x=8, KC=5, MB=8),
     "unpacked-short": dict(tile_y=6, tile_x=4, wg_x=4, KC=3, MB=12, PACKED=0, PACK_A=0),
     "a-packed-short": dict(tile_y=6, tile_x=4, wg_x=4, KC=3, MB=12, PACKED=0, PACK_A=1),
+    # auto's tiles at a shallow K (packing.SHALLOW_RUNS): 16 and 32 vectors a work-item
+    "runs-16": dict(tile_y=4, tile_x=16),
+    "runs-32": dict(tile_y=2, tile_x=32),
 }
 # (M, N, K, orders of A and B)
 SHAPES = [(1, 1, 1, "CC"), (2, 3, 7, "FF"), (67, 129, 31, "CF"), (129, 67, 257, "FC"),
@@ -52,11 +55,11 @@ def test_panel_params(device, name):
         run_checked(device, PARAMS[name], m, n, k, orders)
 
 
-@pytest.mark.parametrize("name", ["default", "unpacked-short"])
+@pytest.mark.parametrize("name", ["default", "unpacked-short", "runs-32"])
 def test_panel_float64(device, name):
     if not device.has_fp64:
         pytest.skip("device has no float64")
-    for m, n, k, orders in SHAPES[:4]:
+    for m, n, k, orders in SHAPES[:5]:
         run_checked(device, PARAMS[name], m, n, k, orders, dtype=np.float64)
 
 

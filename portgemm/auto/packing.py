@@ -18,8 +18,8 @@ whether it packs B first: the choice's parameters, fitted to C.
   group has no more rows of work-items than C has tiles of rows, and, halving them, at
   least ``GROUPS_PER_UNIT`` groups per compute unit. A shallow K leaves no panel worth
   sharing and makes the work writing C: there the group is wide along N
-  (``SHALLOW_GROUP``), and a panel tile (float32, K of at most ``SHALLOW_RUNS_K``) 16
-  vectors wide (``SHALLOW_RUNS_TILE``), so that it writes C in long runs.
+  (``SHALLOW_GROUP``), and a panel tile 16 or 32 vectors wide (``SHALLOW_RUNS``: float32
+  at K up to 8, a large float64 C at K up to 5), so that it writes C in long runs.
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
   (``IN_PLACE_ROWS``, per family), unless (vec) its row pitch is whole pages
@@ -59,8 +59,10 @@ NARROW_GROUPS = 2     # vec refits its groups for a C of at most this many group
 GROUPS_PER_UNIT = 4   # vec's groups per compute unit at least, where halving wg_y gives them
 SHALLOW_GROUP = (2, 4)  # vec's work-items a group down M at most, along N at least, for ...
                         # ... a K of at most SHALLOW_K_MOST (the shallow-k class's bound)
-SHALLOW_RUNS_K = 8          # panel, float32: a K of at most this ...
-SHALLOW_RUNS_TILE = (4, 16)  # ... in tiles of 4 rows by 16 vectors (runs of C's rows 16x as long)
+# panel at a shallow K, by itemsize: (K at most, C's bytes at least, the tile: rows x
+# vectors, the most a group's columns may pad C's): float32 in tiles of 4 rows by 16
+# vectors (runs of C's rows 16x as long), float64 where C is large in 2 x 32 (runs of 4 KB)
+SHALLOW_RUNS = {4: (8, 0, (4, 16), COLUMN_SLACK), 8: (5, 32 << 20, (2, 32), 1.25)}
 
 
 class Target(NamedTuple):
@@ -170,21 +172,30 @@ def _fit_shallow(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict
 
 
 def _fit_shallow_runs(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
-    """panel, float32: a K of at most SHALLOW_RUNS_K in tiles of SHALLOW_RUNS_TILE. With
-    so few steps the work is writing C, which a group writes in runs of its NR = 16
-    tile_x columns a row: 4 x 16 writes runs of 1 KB where the entries' 8 x 3 wrote 192
-    bytes. On Intel's runtime (a Xeon of model 207, whose speed drifts) it beat the
-    entries' 8 x 3 in 10 of 12 comparisons at K = 4-8 (1.05-1.67x), the 4 x 6 entry
-    0.85-1.45x over three runs of 5 rounds; from K = 16 it ran 1.13-1.49x slower
-    (bench/results/2026-11-27-cpu-xeon207-survey). A C whose columns would leave the
-    wider groups more than COLUMN_SLACK padded keeps its tile (and _fit_columns' refit)."""
-    rows, columns = SHALLOW_RUNS_TILE
+    """panel: a shallow K in the wide tiles of SHALLOW_RUNS. With so few steps the work
+    is writing C, which a group writes in runs of its tile_x x 16 columns a row. On
+    Intel's runtime (a Xeon of model 207, whose speed drifts):
+    - float32, K of at most 8: 4 x 16 writes runs of 1 KB where the entries' 8 x 3 wrote
+      192 bytes. It beat 8 x 3 in 10 of 12 comparisons at K = 4-8 (1.05-1.67x), the 4 x 6
+      entry 0.85-1.45x over three runs of 5 rounds; from K = 16 it ran 1.13-1.49x slower
+      (bench/results/2026-11-27-cpu-xeon207-survey).
+    - float64, K of at most 5 and C of 32 MB or more: 2 x 32 (runs of 4 KB) took 0.52-1.04x
+      the time of the entry's 4 x 3 at 12 comparisons over three runs, 0.75x in the
+      geometric mean, and 0.49-0.68x at seven C whose columns its groups of 512 pad by
+      16-20% (2600 x 2600 x 4: 40% -> 80% of numpy; 8 x 6, the tile that pads them
+      least, 0.62-0.84x); C of 8-19 MB ran 0.78-1.29x, and K = 6-8 0.77-1.44x
+      (bench/results/2026-11-27-cpu-xeon207-float64-shallow).
+    A C whose columns would leave the wider groups padded more than the table allows
+    keeps its tile (and _fit_columns' refit)."""
+    if c.k is None or c.itemsize not in SHALLOW_RUNS:
+        return params, ""
+    most_k, least_bytes, (rows, columns), slack = SHALLOW_RUNS[c.itemsize]
     group = columns * impl.work_group(params)[1]
-    if (c.k is None or c.k > SHALLOW_RUNS_K or c.itemsize != 4
-            or ceil(c.n / group) * group > COLUMN_SLACK * c.n):  # C too narrow to fill it
+    if (c.k > most_k or c.m * c.n * c.itemsize < least_bytes
+            or ceil(c.n / group) * group > slack * c.n):  # C too narrow to fill it
         return params, ""
     return _changed(params, {**params, "tile_y": rows, "tile_x": columns},
-                    f"tile of {rows} rows x {columns} for K = {c.k} (<= {SHALLOW_RUNS_K}; "
+                    f"tile of {rows} rows x {columns} for K = {c.k} (<= {most_k}; "
                     f"was {params['tile_y']} x {params['tile_x']})")
 
 
@@ -223,14 +234,17 @@ def _fit_group_rows(impl: Variant, params: dict[str, Any], c: Target) -> tuple[d
 
 
 def _fit_columns(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
-    """panel: the tile_x (and rows) whose groups pad N least."""
+    """panel: the tile_x (and rows) whose groups pad N least; a shallow K's tile
+    (_fit_shallow_runs') stands."""
     lanes = impl.work_group(params)[1]
     rows, columns = impl.elements_per_item(params)
 
     def padded(tile_x: int) -> int:
         return ceil(c.n / (tile_x * lanes)) * tile_x * lanes
 
-    if padded(columns) <= COLUMN_SLACK * c.n:
+    shallow = SHALLOW_RUNS.get(c.itemsize)
+    if padded(columns) <= COLUMN_SLACK * c.n or (
+            shallow and c.k is not None and c.k <= shallow[0] and (rows, columns) == shallow[2]):
         return params, ""
     accumulators = rows * columns
     tiles = []
