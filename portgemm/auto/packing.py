@@ -242,9 +242,9 @@ def _fit_columns(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict
     def padded(tile_x: int) -> int:
         return ceil(c.n / (tile_x * lanes)) * tile_x * lanes
 
-    shallow = SHALLOW_RUNS.get(c.itemsize)
+    most_k, _, shallow_tile, _ = SHALLOW_RUNS.get(c.itemsize, (0, 0, None, 0))
     if padded(columns) <= COLUMN_SLACK * c.n or (
-            shallow and c.k is not None and c.k <= shallow[0] and (rows, columns) == shallow[2]):
+            c.k is not None and c.k <= most_k and (rows, columns) == shallow_tile):
         return params, ""
     accumulators = rows * columns
     tiles = []

@@ -331,11 +331,11 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         fill += f", at most one wave's {one_wave:.0f} a tile"
     # a K too short for groups of this size, GPU_MIN_TERMS steps a work-item, to reach
     # half the compute units: smaller groups, more of them
-    spread = size
+    registers_group = size
     while (size > SPREAD_GROUP
            and tiles * (k // (GPU_MIN_TERMS * size)) < known.compute_units // 2):
         size //= 2
-    if size < spread:
+    if size < registers_group:
         fill += f", groups of {size} to reach the compute units at a short K"
     wanted = 1 << max(0, round(log2(max(1.0, items / size))))
     # C's tiles take about a group a compute unit between them at least: on the H100,
@@ -358,8 +358,8 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     floor = known.compute_units if tiles == 1 else share
     most = max(k // (MIN_TERMS * size), min(floor, k // (GPU_MIN_TERMS * size)))
     groups = max(1, min(max(wanted, accurate), most))
-    terms = (f"each work-item sums {MIN_TERMS if most == k // (MIN_TERMS * size) else GPU_MIN_TERMS}"
-             f" to {MAX_TERMS} terms")
+    least = MIN_TERMS if most == k // (MIN_TERMS * size) else GPU_MIN_TERMS
+    terms = f"each work-item sums {least} to {MAX_TERMS} terms"
     if tiles == 1 and groups >= known.compute_units // 2:
         # the nearest whole number of waves, at least one and enough for MAX_TERMS, even
         # past the bound of MIN_TERMS: at K = 2^21 it gave 128 groups of 1024, 4 of 132

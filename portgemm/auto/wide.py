@@ -57,7 +57,7 @@ CPU_RUN = 512           # steps of K a layer takes on a CPU
 # layers at most: C of one block of columns (up to BS x 2) over a deep K took 512 where
 # FILL asked, 1.09-1.28x faster than 256 at seven C of 1-3 rows and 257-500 columns on the
 # H100 (1 x 257 x 751400: 89% -> 115% of cuBLAS); wider C ask for fewer (1 x 8192 x 8192,
-# 32, ran 1.27x slower in 512: bench/results/2026-11-27-h100-spread)
+# 32, ran 1.26x slower in 512: bench/results/2026-11-27-h100-spread)
 MAX_SPLIT = 512
 
 
