@@ -54,6 +54,8 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     ({"GS": 64, "BS": 64, "tile_y": 16, "tile_x": 16, "FUSE": 1}, "CF"),
     ({"GS": 7, "BS": 128, "tile_y": 1, "tile_x": 2, "FUSE": 1}, "CC"),
     ({"GS": 1, "BS": 32, "tile_y": 1, "tile_x": 1, "REDUCE": 1, "FUSE": 1}, "FF"),
+    # a short K spread on the H100: 132 groups of 128, few steps a work-item
+    ({"GS": 132, "BS": 128, "tile_y": 1, "tile_x": 64, "REDUCE": 1, "FUSE": 1}, "CF"),
     # several tiles a group (TG; cut to 3, 2 or 1 where C's tile count says so), with
     # runs read as vectors: B's rows (CC), A's columns (FC), both (FF)
     ({"GS": 3, "BS": 32, "tile_y": 4, "tile_x": 4, "TG": 4}, "CC"),

@@ -35,6 +35,7 @@ AWKWARD = [(1, 1, 1), (1, 1000, 1), (1, 997, 1031), (3, 1001, 777), (2, 129, 5),
     ({"BS": 32, "tile_y": 3, "tile_x": 5, "KU": 4, "BY_COLUMN": 1, "KSPLIT": 5}, "FF"),
     ({"BS": 64, "tile_y": 2, "tile_x": 2, "KU": 2, "KSPLIT": 1}, "CF"),    # whole K, into C
     ({"BS": 16, "tile_y": 8, "tile_x": 16, "KU": 1, "KSPLIT": 300}, "FF"),  # layers past K
+    ({"BS": 256, "tile_y": 11, "tile_x": 2, "KU": 4, "KSPLIT": 512}, "FC"),  # the H100's 11 rows
 ])
 def test_wide_any_shape_and_layout(device, params, order):
     for m, n, k in AWKWARD:
