@@ -14,7 +14,8 @@
 #           where the registers allow) at float32 C of 6-11 rows and 1024-8192 columns
 #   regs    kernel_registers.py: the registers ptxas builds the wide kernel of 6-11 rows to,
 #           4 and 8 steps' loads at once (float32)
-#   tests   tests/test_tallskinny.py, test_wide.py and test_shipped_database.py on the GPU
+#   tests   tests/test_tallskinny.py, test_wide.py, test_shipped_database.py and
+#           test_correctness.py on the GPU, in 8 processes (sharded_tests.sh)
 #   fuzz    bench/fuzz_auto.py, seeds $SEEDS (0 1)
 #   OUT=dir [PARTS="spread wide layers steps regs tests fuzz"] bash bench/gpu/spread_confirm.sh
 set -uo pipefail
@@ -65,9 +66,9 @@ if part regs; then
   done; done
   (cd bench/gpu && TAILN=16 step regs 150 python3 kernel_registers.py --dtype float32 "${args[@]}")
 fi
-if part tests; then
-  TAILN=4 step tests 300 python3 -m pytest -q -rf --tb=line -p no:cacheprovider \
-    tests/test_tallskinny.py tests/test_wide.py tests/test_shipped_database.py
+if part tests; then  # in one process these ran past 300 s (2-confirm/tests.txt)
+  SHARDS=8 bash bench/gpu/sharded_tests.sh tests/test_tallskinny.py tests/test_wide.py \
+    tests/test_shipped_database.py tests/test_correctness.py
 fi
 for seed in ${SEEDS:-0 1}; do
   part fuzz || break

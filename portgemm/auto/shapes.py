@@ -188,18 +188,18 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
         return "tall-skinny", (f"{why}; a C of {m * n} values (<= {GPU_TALL_OUTPUT}), "
                                f"{min(m, n)} or more a side (>= {GPU_TALL_SIDE}), is "
                                f"tall-skinny on a GPU")
-    few = GPU_FEW_ROWS.get(itemsize, 0)
-    if (own == "deep-k" and device.type == "gpu" and m <= few and n < SKINNY_LONG
-            and k >= TALL_SKINNY_DEPTH * (m + n) and splits_evenly(m, n)):
-        return "tall-skinny", (f"{why}; a C of {m} rows (<= {few} in {itemsize}-byte "
-                               f"values) that tallskinny's tiles cover evenly, K >= "
-                               f"{TALL_SKINNY_DEPTH}(M+N), is tall-skinny on a GPU")
-    wide = GPU_WIDE_FEW_ROWS.get(itemsize, 0)
-    if (own == "deep-k" and device.type == "gpu" and m <= wide
-            and WIDE_FEW_COLUMNS <= n < SKINNY_LONG and not splits_evenly(m, n)):
-        return "skinny", (f"{why}; a C of {m} rows (<= {wide} in {itemsize}-byte values) "
-                          f"and {n} columns (>= {WIDE_FEW_COLUMNS}) that tallskinny's tiles "
-                          f"do not cover evenly is skinny on a GPU")
+    if own == "deep-k" and device.type == "gpu" and n < SKINNY_LONG:
+        # a C of few rows: by how tallskinny's tiles cover its columns
+        few, wide = GPU_FEW_ROWS.get(itemsize, 0), GPU_WIDE_FEW_ROWS.get(itemsize, 0)
+        even = splits_evenly(m, n)
+        if even and m <= few and k >= TALL_SKINNY_DEPTH * (m + n):
+            return "tall-skinny", (f"{why}; a C of {m} rows (<= {few} in {itemsize}-byte "
+                                   f"values) that tallskinny's tiles cover evenly, K >= "
+                                   f"{TALL_SKINNY_DEPTH}(M+N), is tall-skinny on a GPU")
+        if not even and m <= wide and n >= WIDE_FEW_COLUMNS:
+            return "skinny", (f"{why}; a C of {m} rows (<= {wide} in {itemsize}-byte "
+                              f"values) and {n} columns (>= {WIDE_FEW_COLUMNS}) that "
+                              f"tallskinny's tiles do not cover evenly is skinny on a GPU")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +

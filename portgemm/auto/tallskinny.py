@@ -356,9 +356,10 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     # at least MIN_TERMS steps a work-item, down to GPU_MIN_TERMS where that would leave
     # compute units without a group (one tile: a group each; several: their share)
     floor = known.compute_units if tiles == 1 else share
-    most = max(k // (MIN_TERMS * size), min(floor, k // (GPU_MIN_TERMS * size)))
+    steady = k // (MIN_TERMS * size)
+    most = max(steady, min(floor, k // (GPU_MIN_TERMS * size)))
     groups = max(1, min(max(wanted, accurate), most))
-    least = MIN_TERMS if most == k // (MIN_TERMS * size) else GPU_MIN_TERMS
+    least = MIN_TERMS if most == steady else GPU_MIN_TERMS
     terms = f"each work-item sums {least} to {MAX_TERMS} terms"
     if tiles == 1 and groups >= known.compute_units // 2:
         # the nearest whole number of waves, at least one and enough for MAX_TERMS, even
