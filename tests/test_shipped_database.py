@@ -139,20 +139,50 @@ def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 def test_shallow_k_on_hopper_takes_its_own_entry(gpu, monkeypatch, tmp_path):
-    """A C of at least 512 x 512 from K <= 128 runs the shallow-K entry: wgmma's 128 x 128
-    tile unsplit (on the H200 1.08-1.34x faster than xgemm's 128 x 128 tile from K = 32,
-    0.95-0.99x below, bench/results/2026-11-26-hopper-narrow-tiles); a deeper K, and a GPU
-    without the entry, keep the size classes' choice."""
+    """A C of at least 512 x 512 from K = 8 to 128 runs the shallow-K entry: wgmma's
+    128 x 128 tile unsplit (on the H200 1.08-1.34x faster than xgemm's 128 x 128 tile from
+    K = 32, 0.95-0.99x below, bench/results/2026-11-26-hopper-narrow-tiles; a shallower K
+    runs vec, below); a deeper K, and a GPU without the entry, keep the size classes'
+    choice."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
-    for m, n, k in ((4096, 4096, 1), (2000, 2000, 64), (8192, 8192, 128)):
+    for m, n, k in ((4096, 4096, 8), (2000, 2000, 64), (8192, 8192, 128)):
         shallow = choose(device, m, n, k)
         assert shallow.variant == "wgmma" and "shape class shallow-k" in shallow.reason
         assert get_variant("wgmma").block(shallow.params)[:2] == (128, 128)
         assert shallow.params["KSPLIT"] == 1
     assert "shape class large" in choose(device, 4096, 4096, 129).reason
     other = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
-    assert choose(other, 4096, 4096, 1).params == choose(other, 4096, 4096, 4096).params
+    assert choose(other, 4096, 4096, 8).params == choose(other, 4096, 4096, 4096).params
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+@pytest.mark.parametrize("m, n, k, itemsize, rows", [
+    (9314, 1025, 3, 4, 4), (4096, 4096, 1, 4, 4), (2838, 8932, 7, 4, 8), (600, 601, 5, 4, 8),
+    (8057, 1025, 2, 8, 4), (1025, 4097, 6, 8, 4)])
+def test_a_shallow_k_on_a_gpu_runs_vec_in_vectors_of_16_bytes(gpu, m, n, k, itemsize, rows,
+                                                             monkeypatch, tmp_path):
+    """A shallow-k C of K <= 7 (float32) or 6 (float64) runs vec's tiles of one 16-byte
+    vector, not the class's tensor-core entry (the H100: 1.15-3.3x faster,
+    bench/results/2026-11-27-h100-shallow), on any GPU; a deeper K keeps the entry, and a
+    CPU its own choice."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
+    choice = choose(device, m, n, k, itemsize)
+    assert choice.variant == "vec" and "shape class shallow-k" in choice.reason, choice
+    width = 16 // itemsize
+    assert (choice.params["tile_y"], choice.params["tile_x"], choice.params["vw"]) == \
+        (rows, width, width)
+    assert (choice.params["PACKED"], choice.params["KSPLIT"]) == (0, 1)
+    deeper = choose(device, m, n, {4: 8, 8: 7}[itemsize], itemsize)
+    assert deeper.variant in ("wgmma", "mma"), deeper
+    other = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
+    assert choose(other, m, n, k, itemsize).variant == "vec"
+    for cpu in (fabricated_cpu("Intel(R) Xeon(R) Processor", "Intel(R) Corporation",
+                               "Intel(R) OpenCL"),
+                fabricated_cpu("pthread-Intel(R) Xeon(R) Processor", "GenuineIntel",
+                               "Portable Computing Language")):
+        assert "on a GPU" not in choose(cpu, m, n, k, itemsize).reason
 
 
 def test_fitting_tile_weighs_padding_against_reuse():
