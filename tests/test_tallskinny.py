@@ -646,6 +646,16 @@ def test_bandwidth_model_on_cpu_and_gpu():
     # a double takes two registers: float64's groups half as big (groups of 512 spilled)
     assert item_registers((8, 8), 1, 8) == 2 * (64 + 16) + 24
     assert tallskinny_params(gpu(), 8, 8, 50_000_000, 8)[0]["BS"] == 256
+    # ... and fewer values in one tile: a float64 C of 97-128 values in tiles of at most
+    # 64 (one of 11 x 11 ran 1.9x slower on the H100), of up to 96 whole; float32's whole
+    for m, n in ((11, 11), (2, 54), (1, 128), (8, 16), (10, 10)):
+        double = tallskinny_params(gpu(), m, n, 1 << 22, 8)[0]
+        assert double["tile_y"] * double["tile_x"] <= 64 < m * n, (m, n, double)
+        single = tallskinny_params(gpu(), m, n, 1 << 22, 4)[0]
+        assert (single["tile_y"], single["tile_x"]) == (m, n)
+    for m, n in ((3, 30), (1, 90), (9, 9), (4, 24)):
+        double = tallskinny_params(gpu(), m, n, 1 << 22, 8)[0]
+        assert (double["tile_y"], double["tile_x"]) == (m, n), (m, n, double)
     # a tall C of 16 columns: tiles of 8 rows in float32, 4 in float64, within 256 registers
     tall32 = tallskinny_params(gpu(), 4096, 16, 4096, 4)[0]
     tall64 = tallskinny_params(gpu(), 4096, 16, 4096, 8)[0]

@@ -112,7 +112,14 @@ MAX_TERMS = 4096
 MIN_TERMS = 16
 GPU_MIN_TERMS = 4
 IN_FLIGHT_PER_UNIT = 30_000  # bytes a GPU compute unit keeps in flight (4 MB on 132 SMs)
-ACCUMULATORS = 128  # a work-item holds at most, on a GPU (and any device but a CPU)
+# values of C a GPU work-item holds as one tile (and any device's but a CPU's), in float32
+# and in float64. A double takes two registers: in one tile of 108-128 values, float64 C ran 1.03-2.65x
+# slower on the H100 than in tiles of at most 64 (MULTI_TILE; 2 x 54 to 1 x 128, nine
+# shapes, K = 1.2e6-7.5e6: 1 x 128 33% -> 88% of cuBLAS, 11 x 11 62% -> 116%), but C of
+# 65-90 values ran 1.02-1.6x faster in one tile (3 x 30, 4 x 20, 1 x 65, 1 x 90, 9 x 9,
+# 7 x 11) and C of 100 0.87-1.1x (bench/results/2026-11-27-h100-shallow)
+ACCUMULATORS = 128
+DOUBLE_ACCUMULATORS = 96
 GPU_GROUP = 256       # where the register file is unknown
 GPU_GROUP_LIMIT = 1024
 SPREAD_GROUP = 128    # the smallest group a short K's work-items are spread in
@@ -296,7 +303,8 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     known = traits(device)
     if device.type == "cpu":
         return cpu_row_params(known, m, n, k, itemsize, layout)
-    several = m * n > ACCUMULATORS
+    one_tile = DOUBLE_ACCUMULATORS if itemsize == 8 else ACCUMULATORS
+    several = m * n > one_tile
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
     if tall:
         tile = (TALL_ROWS * 4 // max(4, itemsize), n)  # a double takes two registers
@@ -304,7 +312,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
                     if s == 1 or item_registers(tile, s, itemsize) - ITEM_REGISTERS
                     <= TALL_VALUES)
     else:
-        per_item = MULTI_TILE if several else ACCUMULATORS
+        per_item = MULTI_TILE if several else one_tile
         tile = tile_for(m, n, per_item)
         if m >= SKINNY_LONG and tile[1] < n <= per_item:
             # a tall C (the skinny class): tiles of all its columns read A once, where
