@@ -185,6 +185,23 @@ def test_a_shallow_k_on_a_gpu_runs_vec_in_vectors_of_16_bytes(gpu, m, n, k, item
         assert "on a GPU" not in choose(cpu, m, n, k, itemsize).reason
 
 
+@pytest.mark.parametrize("m, n, k", [(49, 13, 177930), (64, 10, 200000), (24, 30, 300000),
+                                     (13, 49, 177930), (16, 64, 4096)])
+def test_a_small_float64_c_over_a_deep_k_stays_on_the_tensor_cores(m, n, k, monkeypatch,
+                                                                   tmp_path):
+    """Where mma runs float64 on the tensor cores, a deep-K C of a few hundred values
+    takes its tiles however much they pad C (one 64 x 64 tile): xgemm's 16 x 16, the least
+    padded, ran 1.2-2.5x slower on the H100 (bench/results/2026-11-27-h100-shallow); a
+    GPU without them keeps xgemm's."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    hopper = with_capability(fabricated_gpu("NVIDIA H100 80GB HBM3"), 9, 0)
+    choice = choose(hopper, m, n, k, 8)
+    assert choice.variant == "mma" and "shape class deep-k" in choice.reason, choice
+    assert get_variant("mma").block(choice.params)[:2] == (64, 64)
+    ampere = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
+    assert choose(ampere, m, n, k, 8).variant == "xgemm"
+
+
 def test_fitting_tile_weighs_padding_against_reuse():
     """The tile of least padded work per multiply-add: a larger tile past C's edge beats
     a smaller one inside it while its padding costs less than its reuse gains; of equal

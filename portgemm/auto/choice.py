@@ -24,7 +24,7 @@ from .lookup import Found, lookup
 from .packing import fit_packing
 from .shallow import gpu_shallow_params
 from .shapes import SIZE_CLASSES, class_order, device_class
-from .splitk import fitting_tile, ksplit, padding, run_split
+from .splitk import MOSTLY_PADDING, fitting_tile, ksplit, padding, run_split
 
 MEMO_LIMIT = 1024
 # a tall C of at least this many columns, in float64 where the tensor cores take it, goes
@@ -188,10 +188,19 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
             resolved = impl.resolve(preset)
             if impl.block(resolved) and not impl.problems(resolved, device, itemsize):
                 tiles.append((impl.name, resolved, f"{impl.name}'s {name} preset", "model"))
+    tensor64 = itemsize == 8 and skinny_tiles(device, itemsize)
+    if tensor64:
+        # float64 on the tensor cores' tiles alone, however much they pad C: on the H100
+        # C of 1-64 rows by 10-64 columns (or the other way round) ran 1.2-2.5x faster in
+        # mma's 64 x 64 (one tile, split along K) than in xgemm's 16 x 16, the least
+        # padded, at twelve shapes of K = 4096 to 2^20 (24 x 30 x 300000 39% -> 99% of
+        # cuBLAS; bench/results/2026-11-27-h100-shallow)
+        tiles = [tile for tile in tiles if tile[0] == "mma"] or tiles
     if not tiles:
         variant, params, reason = default_choice(device, m, n, k, itemsize, layout)
         return Choice(variant, params, reason, "model")
-    variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n)]
+    variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n,
+                                                        inf if tensor64 else MOSTLY_PADDING)]
     rows, cols, _ = get_variant(variant).block(params)
     return _fit_to_shape(device, m, n, k, itemsize, variant, params,
                          f"{context}; {variant} tile {rows}x{cols} from the {origin} (of "

@@ -75,14 +75,15 @@ def padding(block: Sequence[int], m: int, n: int) -> float:
     return max(ceil(m / rows) * rows / m, ceil(n / cols) * cols / n)
 
 
-def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> int:
+def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int,
+                 most_padding: float = MOSTLY_PADDING) -> int:
     """The index of the (variant, params) candidate whose tiles cover an m x n C at the
     least cost: C padded to whole tiles, times the loads a tile's product takes per
     multiply-add, (rows + cols) / (rows * cols). Of equal ones, the least padded, then
     the first. A larger tile can beat a smaller one that lies inside C: 48 x 8192 x 8192
     ran in 64 x 64 tiles (a quarter of them padding) 2.4x faster than in 16 x 16 ones.
-    A tile MOSTLY_PADDING times a side of C or longer is weighed only where every tile is:
-    C is then one or two such tiles, which leaves the split alone to fill the device."""
+    A tile ``most_padding`` times a side of C or longer is weighed only where every tile
+    is: C is then one or two such tiles, which leaves the split alone to fill the device."""
     blocks = [get_variant(variant).block(params)[:2] for variant, params in candidates]
 
     def cost(index):
@@ -91,7 +92,7 @@ def fitting_tile(candidates: Sequence[tuple[str, Mapping]], m: int, n: int) -> i
         return padded * (rows + cols) / (rows * cols), padded, index
 
     fitting = [index for index, block in enumerate(blocks)
-               if padding(block, m, n) < MOSTLY_PADDING]
+               if padding(block, m, n) < most_padding]
     return min(fitting or range(len(candidates)), key=cost)
 
 
