@@ -16,7 +16,7 @@ from portgemm.auto import choose, phvm
 from portgemm.auto.compiler import compiler_kind
 from portgemm.auto.shapes import class_order, classify, device_class
 from portgemm.auto.splitk import ksplit
-from portgemm.auto.tallskinny import (GPU_MIN_TERMS, MIN_TERMS, ROW_ITEMS_PER_CORE,
+from portgemm.auto.tallskinny import (GPU_MIN_TERMS, MANY_TILES, MIN_TERMS, ROW_ITEMS_PER_CORE,
                                        gpu_group, item_registers, tallskinny_params,
                                        tile_for)
 from portgemm.families import get_variant
@@ -756,6 +756,21 @@ def test_a_short_k_is_spread_over_the_compute_units(m, n, k, groups, size):
     assert (params["GS"], params["BS"]) == (groups, size), why
     # 4 steps a work-item at least, but where rounded up to a whole wave of groups
     assert k >= GPU_MIN_TERMS * groups * size or groups == 132
+
+
+def test_many_tiles_take_groups_for_several_rounds():
+    """A C of more tiles than a third of the compute units (a tall C of few columns)
+    takes groups enough for MANY_TILE_ROUNDS rounds of those the device holds at once,
+    where its share gave each tile one or two (the H100: 3000 x 3 x 20000 2.9x faster,
+    bench/results/2026-11-27-h100-shallow); fewer tiles keep their share, and a tall C of
+    TALL_FROM columns its groups."""
+    for m, n, k in ((3000, 3, 20000), (1753, 2, 32722), (8000, 2, 16384)):
+        params, why = tallskinny_params(gpu(), m, n, k)
+        tiles = int(why.split(" tiles of C")[0].rsplit("(", 1)[1])
+        assert tiles * MANY_TILES > 132 and params["GS"] >= 4, (m, n, params)
+    assert tallskinny_params(gpu(), 600, 3, 100_000)[0]["GS"] == 132 // 38  # 38 tiles
+    tall = tallskinny_params(gpu(), 1000, 12, 65536)[0]  # 125 tiles of 8 x 12
+    assert (tall["tile_y"], tall["GS"]) == (8, 4)
 
 
 def test_several_tiles_take_their_share_of_the_compute_units():

@@ -148,6 +148,15 @@ WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K
 
 
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
+# A C of more than compute units / MANY_TILES tiles takes groups enough for
+# MANY_TILE_ROUNDS rounds of those the device holds at once, where the rules above gave
+# it one or two a tile: on the H100, C of 1-8 columns and 1753-8000 rows (55-334 tiles)
+# at K = 8192-65536 ran 1.03-2.9x faster at nine shapes of thirteen (3000 x 3 x 20000
+# 55% -> 161% of cuBLAS, 1753 x 2 x 32722 67% -> 100%), 0.95-0.99x at four; 2 rounds
+# gained less; float64 1.02-1.16x (bench/results/2026-11-27-h100-shallow). C of fewer
+# tiles keeps its share of the compute units (1000 x 1 0.98x, 600 x 3 0.93x), and a tall
+# C of TALL_FROM columns or more its groups (timed on the H200)
+MANY_TILES, MANY_TILE_ROUNDS = 3, 4
 # A tall C of TALL_FROM to 24 columns on a GPU: tiles of TALL_ROWS rows and all the
 # columns, groups of TALL_GROUP, as many steps loaded at once (up to TALL_STEPS) as keep
 # a work-item's tile and loads within TALL_VALUES registers. From grids of tile rows x
@@ -360,6 +369,10 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
         wanted = max(wanted, 1 << (share.bit_length() - 1))
     elif share:
         wanted = min(max(wanted, share), known.compute_units * held // tiles)
+    if not tall and tiles * MANY_TILES > known.compute_units:
+        # C of many tiles: enough groups between them for MANY_TILE_ROUNDS rounds of the
+        # groups the device holds at once
+        wanted = max(wanted, ceil(MANY_TILE_ROUNDS * known.compute_units * held / tiles))
     accurate = ceil(k / (MAX_TERMS * size))
     # at least MIN_TERMS steps a work-item, down to GPU_MIN_TERMS where that would leave
     # compute units without a group (one tile: a group each; several: their share)
