@@ -150,12 +150,14 @@ WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
 # A C of more than compute units / MANY_TILES tiles takes groups enough for
 # MANY_TILE_ROUNDS rounds of those the device holds at once, where the rules above gave
-# it one or two a tile: on the H100, C of 1-8 columns and 1753-8000 rows (55-334 tiles)
-# at K = 8192-65536 ran 1.03-2.9x faster at nine shapes of thirteen (3000 x 3 x 20000
-# 55% -> 161% of cuBLAS, 1753 x 2 x 32722 67% -> 100%), 0.95-0.99x at four; 2 rounds
-# gained less; float64 1.02-1.16x (bench/results/2026-11-27-h100-shallow). C of fewer
-# tiles keeps its share of the compute units (1000 x 1 0.98x, 600 x 3 0.93x), and a tall
-# C of TALL_FROM columns or more its groups (timed on the H200)
+# it one or two a tile. On the H100, float32 C of 1-16 columns and 300-20000 rows (40-400
+# tiles) at K = 4096-2^20, in turns with the rule off: 1.03-2.9x faster at eleven shapes
+# (3000 x 3 x 20000 55% -> 161% of cuBLAS, 1753 x 2 x 32722 67% -> 100%, 2000 x 3 x 2^20
+# 2.56x), level at seven, 0.88-0.96x at five where the model's groups already read at
+# 2.3 TB/s (500 x 8 x 65536, 1000 x 3 x 65536, 4000 x 6 x 4096); 2 rounds gained less;
+# float64 1.02-1.16x (bench/results/2026-11-27-h100-shallow). C of fewer tiles keeps its
+# share of the compute units (1000 x 1 0.98x, 600 x 3 0.93x), and a tall C of TALL_FROM
+# columns its groups (timed on the H200)
 MANY_TILES, MANY_TILE_ROUNDS = 3, 4
 # A tall C of TALL_FROM to 24 columns on a GPU: tiles of TALL_ROWS rows and all the
 # columns, groups of TALL_GROUP, as many steps loaded at once (up to TALL_STEPS) as keep
