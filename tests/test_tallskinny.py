@@ -741,6 +741,27 @@ def test_a_deep_k_c_of_few_rows_in_even_tiles_is_tall_skinny_on_a_gpu(m, n, item
     assert device_class(pocl, m, n, k, itemsize)[0] == "deep-k"
 
 
+@pytest.mark.parametrize("m, n, itemsize, expected", [
+    (500, 8, 4, "skinny"), (300, 8, 4, "skinny"), (450, 3, 4, "skinny"),  # 1.42-2.18x
+    (100, 6, 4, "skinny"), (300, 4, 8, "skinny"), (400, 2, 8, "skinny"),  # float64 1.06-1.64x
+    (300, 2, 4, "deep-k"),    # float32, 2 columns: 0.87x
+    (256, 12, 4, "deep-k"),   # 12-24 columns: 0.64-1.28x
+    (300, 9, 8, "deep-k"),    # float64, 9 or more columns: mma's tall tiles
+])
+def test_a_deep_k_c_of_few_columns_and_rows_under_512_is_skinny_on_a_gpu(m, n, itemsize,
+                                                                        expected):
+    """On a GPU, a deep-K C of 3-8 columns in float32 (2-8 in float64) and fewer than
+    512 rows goes to tallskinny's tiles, as a longer one does (bench/results/2026-11-27-
+    h100-shallow); a CPU's classes do not change."""
+    k = 65536
+    assert classify(m, n, k)[0] == "deep-k"
+    assert device_class(gpu(), m, n, k, itemsize)[0] == expected
+    chosen = choose(gpu(), m, n, k, itemsize, sources=[])
+    assert (chosen.variant == "tallskinny") == (expected == "skinny"), chosen.reason
+    pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
+    assert device_class(pocl, m, n, k, itemsize)[0] == "deep-k"
+
+
 @pytest.mark.parametrize("m, n, k, groups, size", [
     (1, 64, 65536, 132, 128),   # 16 groups of 256 before: 44 us, now 16
     (8, 8, 65536, 132, 128),    # 8 of 512: 1.3x

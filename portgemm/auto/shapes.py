@@ -169,6 +169,14 @@ GPU_FEW_ROWS = {4: 8, 8: 1}
 # (bench/results/2026-11-27-h100-small-c, bench/results/2026-11-27-h100-spread)
 GPU_WIDE_FEW_ROWS = {4: 3}
 WIDE_FEW_COLUMNS = 256
+# A deep-K C of GPU_FEW_COLUMNS columns by itemsize (fewest, most) and fewer rows than
+# SKINNY_LONG is skinny on a GPU (tallskinny's tiles, as from SKINNY_LONG rows): on the
+# H100 float32 C of 3-8 columns and 100-500 rows ran 1.42-2.18x faster there than in the
+# split-K tiles (xgemm's 16 x 16, wgmma's 64 x 32) at eight shapes of K = 8192-262144
+# (500 x 8 x 65536 128% -> 214% of cuBLAS), float64 C of 2-8 columns 1.06-1.64x at five
+# (300 x 4 x 1e5 74% -> 121%); float32 C of 2 columns ran 0.87x, of 12-24 columns
+# 0.64-1.28x (bench/results/2026-11-27-h100-shallow)
+GPU_FEW_COLUMNS = {4: (3, 8), 8: (2, 8)}
 
 
 def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> tuple[str, str]:
@@ -177,7 +185,8 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
     on Intel's CPU runtime (sides up to CPU_DEEP_SIDE) and on a GPU (up to
     GPU_TALL_OUTPUT values, at least GPU_TALL_SIDE a side; or up to GPU_FEW_ROWS rows,
     by ``itemsize``, that tallskinny's tiles cover evenly), and one of GPU_WIDE_FEW_ROWS
-    rows and WIDE_FEW_COLUMNS or more columns that they do not skinny on a GPU."""
+    rows and WIDE_FEW_COLUMNS or more columns that they do not, or of GPU_FEW_COLUMNS
+    columns and fewer than SKINNY_LONG rows, skinny on a GPU."""
     kind = compiler_kind(device)
     own, why = classify(m, n, k, SKINNY_LIMITS.get(kind, GPU_SKINNY))
     if own == "deep-k" and kind == "work-item-vectorising" and max(m, n) <= CPU_DEEP_SIDE:
@@ -200,6 +209,10 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
             return "skinny", (f"{why}; a C of {m} rows (<= {wide} in {itemsize}-byte "
                               f"values) and {n} columns (>= {WIDE_FEW_COLUMNS}) that "
                               f"tallskinny's tiles do not cover evenly is skinny on a GPU")
+    least, most = GPU_FEW_COLUMNS.get(itemsize, (1, 0))
+    if own == "deep-k" and device.type == "gpu" and m < SKINNY_LONG and least <= n <= most:
+        return "skinny", (f"{why}; a C of {n} columns ({least}-{most} in {itemsize}-byte "
+                          f"values) and {m} rows is skinny on a GPU")
     if own != "skinny" and classify(m, n, k)[0] == "skinny":
         rows, columns, _ = SKINNY_LIMITS[kind]
         why += (f"; not skinny on a {kind} compiler, " +
