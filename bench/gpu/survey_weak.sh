@@ -21,9 +21,12 @@
 #   many     the rule taken from waves (MANY_TILES, MANY_TILE_ROUNDS): tallskinny's model
 #            now beside itself before (MANY_TILES 0) and auto, on C of 1-16 columns in
 #            38-500 tiles, float32
+#   tallish  C of 2-24 columns and 100-511 rows over a deep K (the deep-k class, split-K
+#            tiles; 500 rows is under the skinny class's 512): auto beside tallskinny's
+#            own model, float32 and float64 (1-8 columns)
 #   final    the GPU tests of the changed paths (sharded_tests.sh) and bench/fuzz_auto.py
 #            (seed $SEED, 7)
-#   OUT=dir [PARTS="small64 odd64 tall2 after64 waves many final"] bash bench/gpu/survey_weak.sh
+#   OUT=dir [PARTS="small64 odd64 tall2 after64 waves many tallish final"] bash bench/gpu/survey_weak.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -76,6 +79,14 @@ if part many; then
     --candidate 'auto={"variant": "auto"}' --candidate "now={$T}" \
     --candidate "before={$T, \"constants\": {\"portgemm.auto.tallskinny.MANY_TILES\": 0}}" \
     --shapes 1000x3x65536,1000x4x65536,500x8x65536,300x16x65536,2000x6x65536,4000x2x8192,8000x8x65536,2000x3x1048576,1000x8x1048576,4000x4x65536,8000x1x65536,4000x6x4096,1753x2x32722,3000x3x20000,8000x2x16384
+fi
+if part tallish; then
+  TAILN=16 step tallish 200 python3 wgmma_lead.py --rounds 3 --json "$out/tallish.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "ts={$T}" \
+    --shapes 500x8x65536,300x8x100000,200x4x100000,400x16x65536,256x12x65536,100x6x200000,480x20x50000,511x24x32768,128x8x262144,300x2x100000,450x3x65536,500x8x8192,300x16x8192
+  TAILN=6 step tallish64 150 python3 wgmma_lead.py --dtype float64 --rounds 3 --json "$out/tallish64.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "ts={$T}" \
+    --shapes 500x8x65536,300x4x100000,200x8x100000,400x2x65536,128x6x262144
 fi
 if part final; then
   cd ../..
