@@ -31,9 +31,10 @@ def main():
         ms = {n: row["candidates"][n]["kernel_ms"] for n in names}
         best = min(ms, key=ms.get)
         shape = f"{row['m']}x{row['n']}x{row['k']}"
+        cublas = "-" if row["cublas_ms"] is None else f"{row['cublas_ms'] * 1e3:.1f}"  # a CPU
         print(f"{shape:<16} {tile(row['candidates'][first]):<10} "
               + " ".join(f"{ms[n] * 1e3:8.1f}" for n in names)
-              + f" {row['cublas_ms'] * 1e3:7.1f}  {best} {ms[first] / ms[best]:.2f}")
+              + f" {cublas:>7}  {best} {ms[first] / ms[best]:.2f}")
 
 
 if __name__ == "__main__":

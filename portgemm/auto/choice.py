@@ -22,7 +22,7 @@ from .database import DTYPES, default_sources_key, file_stamp
 from .default import default_choice
 from .lookup import Found, lookup
 from .packing import fit_packing
-from .shallow import gpu_shallow_params
+from .shallow import shallow_params
 from .shapes import SIZE_CLASSES, class_order, device_class
 from .splitk import MOSTLY_PADDING, fitting_tile, ksplit, padding, run_split
 
@@ -96,8 +96,7 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     # size classes serve it
     if own == "deep-k" and compiler_kind(device) == "gpu":
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
-    shallow = (gpu_shallow_params(k, itemsize)
-               if own == "shallow-k" and compiler_kind(device) == "gpu" else None)
+    shallow = shallow_params(compiler_kind(device), k, itemsize) if own == "shallow-k" else None
     if shallow is not None:
         params, why_vec = shallow
         return _fit_to_shape(device, m, n, k, itemsize, "vec", params,
