@@ -165,14 +165,14 @@ def test_vec_split_along_k(device, split, packed):
 @pytest.mark.parametrize("kind, k, dtype", [
     ("gpu", 1, np.float32), ("gpu", 4, np.float32), ("gpu", 7, np.float32),
     ("gpu", 2, np.float64), ("gpu", 6, np.float64),
-    ("work-item-vectorising", 3, np.float64), ("work-item-vectorising", 24, np.float64)])
+    ("work-item-vectorising", 3, np.float64), ("work-item-vectorising", 32, np.float64)])
 def test_vec_in_a_shallow_ks_tiles(device, kind, k, dtype):
     """The parameters a shallow K runs (auto.shallow: on a GPU rows of one 16-byte vector,
     in float64 on Intel's CPU runtime 8 x 16) on awkward shapes in every layout: rows and
     columns past C's edges, rows not aligned to the vector (odd N), C poisoned."""
     if dtype == np.float64 and not device.has_fp64:
         pytest.skip("no float64 on this device")
-    params, _ = shallow_params(kind, k, np.dtype(dtype).itemsize)
+    params, _ = shallow_params(kind, "shallow-k", k, np.dtype(dtype).itemsize)
     for m, n, orders in [(1, 1, "CC"), (3, 5, "FF"), (129, 67, "CF"), (67, 257, "FC"),
                          (513, 1025, "CC")]:
         run_checked(device, "vec", params, m, n, k, orders, dtype)

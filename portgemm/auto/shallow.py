@@ -1,4 +1,5 @@
-"""A shallow K in ``vec``, on a GPU and in float64 on Intel's CPU runtime.
+"""A shallow K in ``vec``: on a GPU in the shallow-k class, in float64 on Intel's CPU runtime
+in any class of ordinary shapes (shallow-k and the size classes).
 
 With a few steps of K a product is the writing of C. ``vec`` keeps a few rows of C's
 vectors in registers, reads its steps of A and B straight from memory (the caches serve
@@ -20,28 +21,33 @@ Only the H100 was timed; any GPU takes the rule.
 On Intel's CPU runtime (a work-item-vectorising compiler) float64's panel, packed in
 tiles of 4 rows by 3 vectors (2 x 32 at K <= 5 under a large C), wrote C in short runs;
 vec's 8 rows x 16 (two vectors of 8 doubles) in groups of 2 x 4, B in place, ran
-1.21-2.84x faster at K = 2-24 in kernel time, in two runs in turns on a 2-core Xeon of
-model 207 (2048^2 x 8 2.0-2.8x), and 1.1-2.7x in the wall time of the whole call; at
-K = 32 1.03-1.47x in kernel time but 0.85-0.9x in wall time, level at K = 48-64, 0.90x at
-128 (bench/results/2026-11-27-cpu-xeon207-float64-vec). Float32 keeps panel's shallow
-tiles (packing.SHALLOW_RUNS): vec ran 0.6-1.6x there.
+1.21-2.84x faster at shallow-k C of K = 2-24 in kernel time, in two runs in turns on a
+2-core Xeon of model 207 (2048^2 x 8 2.0-2.8x), 1.03-1.47x at K = 32, and 1.06-1.77x at
+ten C with a side under 512 or K of 25-33 (8759 x 469 x 29 1.57x, 300 x 4000 x 8 1.54x,
+256^2 x 16 level); in the wall time of the whole call 1.0-2.7x. At K = 40-64 it ran
+0.91-1.06x, at 128 0.90x, and deeper K belongs to panel (1024^3 2.3x slower)
+(bench/results/2026-11-27-cpu-xeon207-float64-vec). Float32 keeps panel's shallow tiles
+(packing.SHALLOW_RUNS): vec ran 0.6-1.6x there.
 """
 
 from __future__ import annotations
+
+from .shapes import SIZE_CLASSES
 
 VECTOR_BYTES = 16
 GPU_MOST_K = {4: 7, 8: 6}      # the deepest K that goes to vec on a GPU, by itemsize
 GPU_ROWS = {4: ((4, 4), (7, 8)), 8: ((6, 4),)}  # (K at most, rows of a tile), by itemsize
 GPU_GROUP = (2, 64)            # work-items a group down M and along N (vectors of C's rows)
-CPU_MOST_K = {8: 24}           # ... on Intel's CPU runtime, by itemsize
+CPU_MOST_K = {8: 32}           # ... on Intel's CPU runtime, by itemsize
 CPU_TILE = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4}
 
 
-def shallow_params(kind: str, k: int, itemsize: int) -> tuple[dict, str] | None:
-    """(vec's parameters, why) for a shallow-k shape of depth ``k`` on a device of this
-    kind of compiler (:func:`portgemm.auto.compiler.compiler_kind`), or None where the
-    class's entries stand (K deeper than the bound, or no rule for the device)."""
-    if kind == "gpu" and k <= GPU_MOST_K.get(itemsize, 0):
+def shallow_params(kind: str, own: str, k: int, itemsize: int) -> tuple[dict, str] | None:
+    """(vec's parameters, why) for a shape of class ``own`` and depth ``k`` on a device of
+    this kind of compiler (:func:`portgemm.auto.compiler.compiler_kind`), or None where
+    the class's entries stand (another class, K deeper than the bound, or no rule for the
+    device)."""
+    if kind == "gpu" and own == "shallow-k" and k <= GPU_MOST_K.get(itemsize, 0):
         rows = next(rows for most, rows in GPU_ROWS[itemsize] if k <= most)
         width = VECTOR_BYTES // itemsize
         params = {"tile_y": rows, "tile_x": width, "vw": width, "wg_y": GPU_GROUP[0],
@@ -49,7 +55,8 @@ def shallow_params(kind: str, k: int, itemsize: int) -> tuple[dict, str] | None:
         return params, (f"K = {k} <= {GPU_MOST_K[itemsize]} on a GPU: vec, tiles of {rows} "
                         f"rows x one vector of {width} (C written {VECTOR_BYTES} bytes at a "
                         f"time), groups of {GPU_GROUP[0]} x {GPU_GROUP[1]}")
-    if kind == "work-item-vectorising" and k <= CPU_MOST_K.get(itemsize, 0):
+    if (kind == "work-item-vectorising" and own in ("shallow-k",) + SIZE_CLASSES
+            and k <= CPU_MOST_K.get(itemsize, 0)):
         params = {**CPU_TILE, "PACKED": 0, "KSPLIT": 1}
         return params, (f"K = {k} <= {CPU_MOST_K[itemsize]} in {itemsize}-byte values on a "
                         f"{kind} compiler: vec, tiles of {CPU_TILE['tile_y']} rows x "
