@@ -113,11 +113,12 @@ MIN_TERMS = 16
 GPU_MIN_TERMS = 4
 IN_FLIGHT_PER_UNIT = 30_000  # bytes a GPU compute unit keeps in flight (4 MB on 132 SMs)
 # values of C a GPU work-item holds as one tile (and any device's but a CPU's), in float32
-# and in float64. A double takes two registers: in one tile of 108-128 values, float64 C ran 1.03-2.65x
-# slower on the H100 than in tiles of at most 64 (MULTI_TILE; 2 x 54 to 1 x 128, nine
-# shapes, K = 1.2e6-7.5e6: 1 x 128 33% -> 88% of cuBLAS, 11 x 11 62% -> 116%), but C of
-# 65-90 values ran 1.02-1.6x faster in one tile (3 x 30, 4 x 20, 1 x 65, 1 x 90, 9 x 9,
-# 7 x 11) and C of 100 0.87-1.1x (bench/results/2026-11-27-h100-shallow)
+# and in float64, whose values take two registers each: in one tile of 108-128 values,
+# float64 C ran 1.03-2.65x slower on the H100 than in tiles of at most 64 (MULTI_TILE;
+# 2 x 54 to 1 x 128, nine shapes, K = 1.2e6-7.5e6: 1 x 128 33% -> 88% of cuBLAS, 11 x 11
+# 62% -> 116%), but C of 65-90 values ran 1.02-1.6x faster in one tile (3 x 30, 4 x 20,
+# 1 x 65, 1 x 90, 9 x 9, 7 x 11) and C of 100 0.87-1.1x
+# (bench/results/2026-11-27-h100-shallow)
 ACCUMULATORS = 128
 DOUBLE_ACCUMULATORS = 96
 GPU_GROUP = 256       # where the register file is unknown
