@@ -49,6 +49,11 @@ def ordinary_candidates(device: Device,
             width, rows, runs = 16, 8, 3
         else:  # AVX2's 16 registers: 8 accumulators
             width, rows, runs = 8, 4, 2
+        # half the rows for float64, whose vector of `width` takes two registers: 8 x 48
+        # doubles held 48 of AVX-512's 32 (PoCL on a Xeon of model 207: 4 x 48 1.39-2.08x
+        # faster at seven shapes of K = 65-1024, 8 x 24 in vectors of 8 0.74-1.90x;
+        # bench/results/2026-11-27-cpu-xeon207-pocl-float64)
+        rows = max(1, rows * 4 // itemsize)
         # a group of 32 work-items down M shares one panel of B in the caches (PoCL,
         # AVX-512: 1.2-1.5x faster than 2 x 4 from 2048 up, level below 1024;
         # bench/results/2026-11-23-cpu-pocl-groups)
