@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import portgemm
-from portgemm.auto.shallow import shallow_params
+from portgemm.auto.shallow import cpu_tile, gpu_tile
 from portgemm.families import get_variant
 from portgemm.families.xgemm import (CPU_DEFAULTS, GPU_DEFAULTS, PORTABLE_DEFAULTS,
                                      local_elements)
@@ -162,20 +162,19 @@ def test_vec_split_along_k(device, split, packed):
         assert np.array_equal(first, again)
 
 
-@pytest.mark.parametrize("kind, k, dtype", [
-    ("gpu", 1, np.float32), ("gpu", 4, np.float32), ("gpu", 7, np.float32),
-    ("gpu", 2, np.float64), ("gpu", 6, np.float64),
-    ("work-item-vectorising", 3, np.float64), ("work-item-vectorising", 32, np.float64)])
-def test_vec_in_a_shallow_ks_tiles(device, kind, k, dtype):
+@pytest.mark.parametrize("tile, dtype", [
+    (gpu_tile(1, 4), np.float32), (gpu_tile(4, 4), np.float32), (gpu_tile(7, 4), np.float32),
+    (gpu_tile(2, 8), np.float64), (gpu_tile(6, 8), np.float64),
+    (cpu_tile(4), np.float32), (cpu_tile(8), np.float64)])
+def test_vec_in_a_shallow_ks_tiles(device, tile, dtype):
     """The parameters a shallow K runs (auto.shallow: on a GPU rows of one 16-byte vector,
-    in float64 on Intel's CPU runtime 8 x 16) on awkward shapes in every layout: rows and
+    on Intel's CPU runtime rows of 128 bytes) on awkward shapes in every layout: rows and
     columns past C's edges, rows not aligned to the vector (odd N), C poisoned."""
     if dtype == np.float64 and not device.has_fp64:
         pytest.skip("no float64 on this device")
-    params, _ = shallow_params(kind, "shallow-k", k, np.dtype(dtype).itemsize)
-    for m, n, orders in [(1, 1, "CC"), (3, 5, "FF"), (129, 67, "CF"), (67, 257, "FC"),
-                         (513, 1025, "CC")]:
-        run_checked(device, "vec", params, m, n, k, orders, dtype)
+    for m, n, k, orders in [(1, 1, 1, "CC"), (3, 5, 2, "FF"), (129, 67, 7, "CF"),
+                            (67, 257, 33, "FC"), (513, 1025, 13, "CC")]:
+        run_checked(device, "vec", tile, m, n, k, orders, dtype)
 
 
 def test_xgemm_unaligned_leading_dimensions(device):

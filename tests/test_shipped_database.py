@@ -202,26 +202,35 @@ def test_a_small_float64_c_over_a_deep_k_stays_on_the_tensor_cores(m, n, k, monk
     assert choose(ampere, m, n, k, 8).variant == "xgemm"
 
 
-@pytest.mark.parametrize("m, n, k", [(672, 1911, 16), (2048, 2048, 8), (1000, 1000, 32),
-                                     (4096, 4096, 4), (8759, 469, 29), (300, 4000, 8)])
-def test_a_shallow_float64_k_on_intels_cpu_runtime_runs_vec(m, n, k, monkeypatch, tmp_path):
-    """On Intel's CPU runtime a float64 C of K <= 32, shallow-k or of a size class, runs
-    vec's 8 x 16 with B in place (on a Xeon of model 207 1.03-2.84x faster than panel's
-    packed tiles, bench/results/2026-11-27-cpu-xeon207-float64-vec); float32, a deeper K,
-    a skinny C and PoCL keep their choices."""
+@pytest.mark.parametrize("m, n, k, itemsize", [
+    (672, 1911, 16, 8), (2048, 2048, 8, 8), (1000, 1000, 32, 8), (4096, 4096, 4, 8),
+    (8759, 469, 29, 8), (300, 4000, 8, 8),
+    (850, 4636, 33, 4), (2048, 2048, 16, 4), (1000, 1000, 32, 4), (3000, 3000, 9, 4)])
+def test_a_shallow_k_on_intels_cpu_runtime_runs_vec(m, n, k, itemsize, monkeypatch,
+                                                    tmp_path):
+    """On Intel's CPU runtime with AVX-512 a C of K <= 32 in float64, of K = 9-48 and
+    512K values or more in float32, shallow-k or of a size class, runs vec's tiles of 8
+    rows by 128 bytes with B in place (on a Xeon of model 207 1.02-2.84x faster than
+    panel's packed tiles, bench/results/2026-11-27-cpu-xeon207-shallow-vec); a K out of
+    the bounds, a small float32 C, a skinny C, AVX2 and PoCL keep their choices."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     intel = fabricated_cpu("Intel(R) Xeon(R) Processor", "Intel(R) Corporation",
                            "Intel(R) OpenCL")
-    choice = choose(intel, m, n, k, 8)
-    assert choice.variant == "vec" and "compiler: vec, tiles" in choice.reason, choice
-    assert (choice.params["tile_y"], choice.params["tile_x"], choice.params["PACKED"]) == \
-        (8, 16, 0)
-    assert choose(intel, m, n, 40, 8).variant == "panel"
-    assert choose(intel, m, n, k, 4).variant == "panel"
-    assert "compiler: vec, tiles" not in choose(intel, 8, 4096, k, 8).reason  # skinny
+    choice = choose(intel, m, n, k, itemsize)
+    assert choice.variant == "vec" and "AVX-512: vec, tiles" in choice.reason, choice
+    assert (choice.params["tile_y"], choice.params["tile_x"] * itemsize,
+            choice.params["PACKED"]) == (8, 128, 0)
+    assert choose(intel, m, n, {8: 40, 4: 64}[itemsize], itemsize).variant == "panel"
+    if itemsize == 4:
+        assert choose(intel, m, n, 8, itemsize).variant == "panel"     # panel's shallow tile
+        assert choose(intel, 700, 700, k, itemsize).variant == "panel"  # C under 512K
+    assert "AVX-512: vec" not in choose(intel, 8, 4096, k, itemsize).reason  # skinny
+    import dataclasses
+    avx2 = dataclasses.replace(intel, native_vector_width=8)
+    assert "AVX-512: vec" not in choose(avx2, m, n, k, itemsize).reason
     pocl = fabricated_cpu("pthread-Intel(R) Xeon(R) Processor", "GenuineIntel",
                           "Portable Computing Language")
-    assert "compiler: vec, tiles" not in choose(pocl, m, n, k, 8).reason
+    assert "AVX-512: vec" not in choose(pocl, m, n, k, itemsize).reason
 
 
 def test_fitting_tile_weighs_padding_against_reuse():

@@ -96,7 +96,7 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     # size classes serve it
     if own == "deep-k" and compiler_kind(device) == "gpu":
         return _fitting_tile(device, m, n, k, itemsize, sources, context, layout)
-    shallow = shallow_params(compiler_kind(device), own, k, itemsize)
+    shallow = shallow_params(device, own, m, n, k, itemsize)
     if shallow is not None:
         params, why_vec = shallow
         return _fit_to_shape(device, m, n, k, itemsize, "vec", params,

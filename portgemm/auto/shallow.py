@@ -1,5 +1,5 @@
-"""A shallow K in ``vec``: on a GPU in the shallow-k class, in float64 on Intel's CPU runtime
-in any class of ordinary shapes (shallow-k and the size classes).
+"""A shallow K in ``vec``: on a GPU in the shallow-k class, on Intel's CPU runtime with
+AVX-512 in any class of ordinary shapes (shallow-k and the size classes).
 
 With a few steps of K a product is the writing of C. ``vec`` keeps a few rows of C's
 vectors in registers, reads its steps of A and B straight from memory (the caches serve
@@ -26,39 +26,60 @@ vec's 8 rows x 16 (two vectors of 8 doubles) in groups of 2 x 4, B in place, ran
 ten C with a side under 512 or K of 25-33 (8759 x 469 x 29 1.57x, 300 x 4000 x 8 1.54x,
 256^2 x 16 level); in the wall time of the whole call 1.0-2.7x. At K = 40-64 it ran
 0.91-1.06x, at 128 0.90x, and deeper K belongs to panel (1024^3 2.3x slower)
-(bench/results/2026-11-27-cpu-xeon207-float64-vec). Float32 keeps panel's shallow tiles
-(packing.SHALLOW_RUNS): vec ran 0.6-1.6x there.
+(bench/results/2026-11-27-cpu-xeon207-shallow-vec). In float32 the tile of the same
+bytes, 8 x 32, ran 1.25-2.0x faster at nine shapes of K = 12-48 (A/A control 0.93-1.08x)
+and 1.02-2.2x at eight in a confirming run against auto before (3000^2 x 9 2.2x), 0.85x
+at 700^2 x 24 (0.49M values, so C needs 512K); K <= 8 keeps panel's shallow tile
+(packing.SHALLOW_RUNS), where 8 x 32 ran 0.63-1.0x. Only AVX-512 was timed.
 """
 
 from __future__ import annotations
 
+from ..runtime.device import Device
+from .compiler import compiler_kind
 from .shapes import SIZE_CLASSES
 
 VECTOR_BYTES = 16
 GPU_MOST_K = {4: 7, 8: 6}      # the deepest K that goes to vec on a GPU, by itemsize
 GPU_ROWS = {4: ((4, 4), (7, 8)), 8: ((6, 4),)}  # (K at most, rows of a tile), by itemsize
 GPU_GROUP = (2, 64)            # work-items a group down M and along N (vectors of C's rows)
-CPU_MOST_K = {8: 32}           # ... on Intel's CPU runtime, by itemsize
-CPU_TILE = {"tile_y": 8, "tile_x": 16, "vw": 16, "wg_y": 2, "wg_x": 4}
+# on Intel's CPU runtime with AVX-512, by itemsize: (K from, K to, C's values at least)
+CPU_DEPTHS = {4: (9, 48, 1 << 19), 8: (1, 32, 0)}
+CPU_ROW_BYTES = 128            # a tile's row: two AVX-512 registers of sums
+CPU_TILE = {"tile_y": 8, "vw": 16, "wg_y": 2, "wg_x": 4}
 
 
-def shallow_params(kind: str, own: str, k: int, itemsize: int) -> tuple[dict, str] | None:
-    """(vec's parameters, why) for a shape of class ``own`` and depth ``k`` on a device of
-    this kind of compiler (:func:`portgemm.auto.compiler.compiler_kind`), or None where
-    the class's entries stand (another class, K deeper than the bound, or no rule for the
-    device)."""
+def gpu_tile(k: int, itemsize: int) -> dict:
+    """vec's parameters for a GPU's shallow K of depth k (at most GPU_MOST_K)."""
+    rows = next(rows for most, rows in GPU_ROWS[itemsize] if k <= most)
+    width = VECTOR_BYTES // itemsize
+    return {"tile_y": rows, "tile_x": width, "vw": width, "wg_y": GPU_GROUP[0],
+            "wg_x": GPU_GROUP[1], "PACKED": 0, "KSPLIT": 1}
+
+
+def cpu_tile(itemsize: int) -> dict:
+    """vec's parameters for a shallow K on Intel's CPU runtime with AVX-512."""
+    return {**CPU_TILE, "tile_x": CPU_ROW_BYTES // itemsize, "PACKED": 0, "KSPLIT": 1}
+
+
+def shallow_params(device: Device, own: str, m: int, n: int, k: int,
+                   itemsize: int) -> tuple[dict, str] | None:
+    """(vec's parameters, why) for an m x n x k shape of class ``own`` on ``device``, or
+    None where the class's entries stand (another class, K out of the bounds, or no rule
+    for the device)."""
+    kind = compiler_kind(device)
     if kind == "gpu" and own == "shallow-k" and k <= GPU_MOST_K.get(itemsize, 0):
-        rows = next(rows for most, rows in GPU_ROWS[itemsize] if k <= most)
-        width = VECTOR_BYTES // itemsize
-        params = {"tile_y": rows, "tile_x": width, "vw": width, "wg_y": GPU_GROUP[0],
-                  "wg_x": GPU_GROUP[1], "PACKED": 0, "KSPLIT": 1}
-        return params, (f"K = {k} <= {GPU_MOST_K[itemsize]} on a GPU: vec, tiles of {rows} "
-                        f"rows x one vector of {width} (C written {VECTOR_BYTES} bytes at a "
-                        f"time), groups of {GPU_GROUP[0]} x {GPU_GROUP[1]}")
-    if (kind == "work-item-vectorising" and own in ("shallow-k",) + SIZE_CLASSES
-            and k <= CPU_MOST_K.get(itemsize, 0)):
-        params = {**CPU_TILE, "PACKED": 0, "KSPLIT": 1}
-        return params, (f"K = {k} <= {CPU_MOST_K[itemsize]} in {itemsize}-byte values on a "
-                        f"{kind} compiler: vec, tiles of {CPU_TILE['tile_y']} rows x "
-                        f"{CPU_TILE['tile_x']}, B in place")
+        params = gpu_tile(k, itemsize)
+        return params, (f"K = {k} <= {GPU_MOST_K[itemsize]} on a GPU: vec, tiles of "
+                        f"{params['tile_y']} rows x one vector of {params['vw']} (C written "
+                        f"{VECTOR_BYTES} bytes at a time), groups of {GPU_GROUP[0]} x "
+                        f"{GPU_GROUP[1]}")
+    least, most, values = CPU_DEPTHS.get(itemsize, (1, 0, 0))
+    if (kind == "work-item-vectorising" and device.native_vector_width >= 16
+            and own in ("shallow-k",) + SIZE_CLASSES and least <= k <= most
+            and m * n >= values):
+        params = cpu_tile(itemsize)
+        return params, (f"K = {k} in [{least}, {most}] in {itemsize}-byte values on a "
+                        f"{kind} compiler with AVX-512: vec, tiles of {params['tile_y']} "
+                        f"rows x {params['tile_x']}, B in place")
     return None
