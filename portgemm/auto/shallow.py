@@ -20,8 +20,8 @@ Only the H100 was timed; any GPU takes the rule.
 
 On Intel's CPU runtime (a work-item-vectorising compiler) float64's panel, packed in
 tiles of 4 rows by 3 vectors (2 x 32 at K <= 5 under a large C), wrote C in short runs;
-vec's 8 rows x 16 (two vectors of 8 doubles) in groups of 2 x 4, B in place, ran
-1.21-2.84x faster at shallow-k C of K = 2-24 in kernel time, in two runs in turns on a
+vec's 8 rows x 16 (a vector of 16 doubles: two registers) in groups of 2 x 4, B in
+place, ran 1.21-2.84x faster at shallow-k C of K = 2-24 in kernel time, in two runs in turns on a
 2-core Xeon of model 207 (2048^2 x 8 2.0-2.8x), 1.03-1.47x at K = 32, and 1.06-1.77x at
 ten C with a side under 512 or K of 25-33 (8759 x 469 x 29 1.57x, 300 x 4000 x 8 1.54x,
 256^2 x 16 level); in the wall time of the whole call 1.0-2.7x. At K = 40-64 it ran
