@@ -61,7 +61,9 @@ SHALLOW_GROUP = (2, 4)  # vec's work-items a group down M at most, along N at le
                         # ... a K of at most SHALLOW_K_MOST (the shallow-k class's bound)
 # panel at a shallow K, by itemsize: (K at most, C's bytes at least, the tile: rows x
 # vectors, the most a group's columns may pad C's): float32 in tiles of 4 rows by 16
-# vectors (runs of C's rows 16x as long), float64 where C is large in 2 x 32 (runs of 4 KB)
+# vectors (runs of C's rows 16x as long), float64 where C is large in 2 x 32 (runs of 4 KB).
+# With AVX-512, auto.shallow sends a float64 K of at most 32 (and a float32 K of 9-48) to
+# vec before panel is chosen, so there the float64 tile serves only narrower SIMD units
 SHALLOW_RUNS = {4: (8, 0, (4, 16), COLUMN_SLACK), 8: (5, 32 << 20, (2, 32), 1.25)}
 
 

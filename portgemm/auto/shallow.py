@@ -40,8 +40,9 @@ from .compiler import compiler_kind
 from .shapes import SIZE_CLASSES
 
 VECTOR_BYTES = 16
-GPU_MOST_K = {4: 7, 8: 6}      # the deepest K that goes to vec on a GPU, by itemsize
-GPU_ROWS = {4: ((4, 4), (7, 8)), 8: ((6, 4),)}  # (K at most, rows of a tile), by itemsize
+# on a GPU, by itemsize: (K at most, rows of a tile), the last the deepest K that goes
+# to vec
+GPU_ROWS = {4: ((4, 4), (7, 8)), 8: ((6, 4),)}
 GPU_GROUP = (2, 64)            # work-items a group down M and along N (vectors of C's rows)
 # on Intel's CPU runtime with AVX-512, by itemsize: (K from, K to, C's values at least)
 CPU_DEPTHS = {4: (9, 48, 1 << 19), 8: (1, 32, 0)}
@@ -50,11 +51,16 @@ CPU_TILE = {"tile_y": 8, "vw": 16, "wg_y": 2, "wg_x": 4}
 
 
 def gpu_tile(k: int, itemsize: int) -> dict:
-    """vec's parameters for a GPU's shallow K of depth k (at most GPU_MOST_K)."""
+    """vec's parameters for a GPU's shallow K of depth k (at most gpu_most_k)."""
     rows = next(rows for most, rows in GPU_ROWS[itemsize] if k <= most)
     width = VECTOR_BYTES // itemsize
     return {"tile_y": rows, "tile_x": width, "vw": width, "wg_y": GPU_GROUP[0],
             "wg_x": GPU_GROUP[1], "PACKED": 0, "KSPLIT": 1}
+
+
+def gpu_most_k(itemsize: int) -> int:
+    """The deepest K that goes to vec on a GPU (0: none, for this itemsize)."""
+    return GPU_ROWS[itemsize][-1][0] if itemsize in GPU_ROWS else 0
 
 
 def cpu_tile(itemsize: int) -> dict:
@@ -68,9 +74,9 @@ def shallow_params(device: Device, own: str, m: int, n: int, k: int,
     None where the class's entries stand (another class, K out of the bounds, or no rule
     for the device)."""
     kind = compiler_kind(device)
-    if kind == "gpu" and own == "shallow-k" and k <= GPU_MOST_K.get(itemsize, 0):
+    if kind == "gpu" and own == "shallow-k" and k <= gpu_most_k(itemsize):
         params = gpu_tile(k, itemsize)
-        return params, (f"K = {k} <= {GPU_MOST_K[itemsize]} on a GPU: vec, tiles of "
+        return params, (f"K = {k} <= {gpu_most_k(itemsize)} on a GPU: vec, tiles of "
                         f"{params['tile_y']} rows x one vector of {params['vw']} (C written "
                         f"{VECTOR_BYTES} bytes at a time), groups of {GPU_GROUP[0]} x "
                         f"{GPU_GROUP[1]}")
