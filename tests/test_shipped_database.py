@@ -123,7 +123,7 @@ def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
     thin = choose(device, 16384, 64, 4096)
     assert thin.variant == "wgmma" and "narrow preset" in thin.reason
     for m, n, k, variant, tile in ((64, 64, 1 << 21, "xgemm", (64, 64)),
-                                   (256, 16, 8192, "wgmma", (64, 32))):
+                                   (256, 16, 1 << 17, "wgmma", (64, 32))):
         thin = choose(device, m, n, k)
         assert thin.variant == variant and get_variant(variant).block(thin.params)[:2] == tile
         assert thin.params["KSPLIT"] > 1 and "split-K model" in thin.reason
@@ -186,7 +186,7 @@ def test_a_shallow_k_on_a_gpu_runs_vec_in_vectors_of_16_bytes(gpu, m, n, k, item
 
 
 @pytest.mark.parametrize("m, n, k", [(49, 13, 177930), (64, 10, 200000), (24, 30, 300000),
-                                     (13, 49, 177930), (16, 64, 4096)])
+                                     (13, 49, 177930), (16, 64, 65536)])
 def test_a_small_float64_c_over_a_deep_k_stays_on_the_tensor_cores(m, n, k, monkeypatch,
                                                                    tmp_path):
     """Where mma runs float64 on the tensor cores, a deep-K C of a few hundred values

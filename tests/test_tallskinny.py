@@ -505,7 +505,7 @@ def test_shape_classes(shape, expected):
     (7, 40, 65536, "tall-skinny"), (100, 5, 1 << 20, "tall-skinny"), (3, 100, 65536, "tall-skinny"),
     (32, 32, 1 << 20, "deep-k"),   # 1024 values: 0.71x in float32
     (2, 200, 1 << 20, "deep-k"),   # a side of 2: 0.73-0.85x in float64
-    (24, 24, 2000, "medium"),      # K short of the deep-k class: not timed
+    (24, 24, 800, "medium"),       # K short of the deep-k class and of GPU_SHORT_FROM
 ])
 def test_a_deep_k_c_of_few_values_is_tall_skinny_on_a_gpu(m, n, k, expected):
     """On a GPU, a deep-K C of at most 576 values, at least 3 a side, goes to tallskinny
@@ -516,6 +516,30 @@ def test_a_deep_k_c_of_few_values_is_tall_skinny_on_a_gpu(m, n, k, expected):
         assert choose(gpu(), m, n, k, sources=[]).variant == "tallskinny"
         pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
         assert device_class(pocl, m, n, k)[0] == "deep-k"
+
+@pytest.mark.parametrize("m, n, k, itemsize, expected", [
+    (20, 40, 8192, 4, "tall-skinny"), (64, 64, 4096, 4, "tall-skinny"),   # 2.44x, 1.8-2.1x
+    (64, 64, 4096, 8, "tall-skinny"), (32, 32, 2048, 4, "tall-skinny"),   # 1.28x, 1.54x
+    (1, 300, 4096, 4, "tall-skinny"), (2, 500, 16384, 4, "tall-skinny"),  # 1.06x, 1.05x
+    (64, 10, 16384, 8, "tall-skinny"), (16, 64, 4096, 8, "tall-skinny"),  # 1.88x, 1.64x
+    (2, 200, 65536, 4, "tall-skinny"), (8, 500, 1024, 4, "tall-skinny"),  # 1.57x, 1.82x
+    (300, 10, 2000, 8, "tall-skinny"),                                    # 1.57x
+    (64, 64, 32768, 4, "deep-k"), (64, 64, 16384, 8, "deep-k"),  # 128 MiB: 0.79x, 0.82x
+    (32, 32, 262144, 8, "deep-k"), (2, 500, 16384, 8, "deep-k"),  # 0.87x; 66.5 MiB
+    (65, 64, 4096, 4, "deep-k"),                                 # more than 4096 values
+    (32, 32, 1000, 4, "medium"),                                 # K under 1024
+])
+def test_a_small_c_whose_tiles_read_little_is_tall_skinny_on_a_gpu(m, n, k, itemsize,
+                                                                  expected):
+    """On a GPU, a C of at most 4096 values over a K of 1024 or more whose tallskinny
+    tiles read at most 64 MiB goes to tallskinny's one launch (bench/results/2026-11-27-
+    h100-short-reads: 1.01-2.44x the split-K tiles); a CPU's classes do not change."""
+    assert device_class(gpu(), m, n, k, itemsize)[0] == expected
+    chosen = choose(gpu(), m, n, k, itemsize, sources=[])
+    assert (chosen.variant == "tallskinny") == (expected == "tall-skinny"), chosen.reason
+    pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
+    assert device_class(pocl, m, n, k, itemsize)[0] == classify(m, n, k)[0]
+
 
 
 def test_auto_routes_by_shape_on_a_gpu():
@@ -706,8 +730,9 @@ def test_a_deep_k_c_of_few_rows_in_uneven_tiles_is_skinny_on_a_gpu(m, n, itemsiz
                                                                   expected):
     """On a GPU, a deep-K float32 C of 1-3 rows and 256-511 columns that tallskinny's
     tiles leave a short tile of goes to the wide kernel (bench/results/2026-11-27-h100-
-    spread); a CPU's classes do not change."""
-    for k in (4096, 65536, 1 << 19):
+    spread), where its tiles read more than GPU_SHORT_READS; a CPU's classes do not
+    change."""
+    for k in (1 << 18, 1 << 19):
         assert classify(m, n, k)[0] == "deep-k"
         assert device_class(gpu(), m, n, k, itemsize)[0] == expected
         chosen = choose(gpu(), m, n, k, itemsize, sources=[])
@@ -752,8 +777,9 @@ def test_a_deep_k_c_of_few_columns_and_rows_under_512_is_skinny_on_a_gpu(m, n, i
                                                                         expected):
     """On a GPU, a deep-K C of 3-8 columns in float32 (2-8 in float64) and fewer than
     512 rows goes to tallskinny's tiles, as a longer one does (bench/results/2026-11-27-
-    h100-shallow); a CPU's classes do not change."""
-    k = 65536
+    h100-shallow), where its tiles read more than GPU_SHORT_READS; a CPU's classes do
+    not change."""
+    k = 1 << 18
     assert classify(m, n, k)[0] == "deep-k"
     assert device_class(gpu(), m, n, k, itemsize)[0] == expected
     chosen = choose(gpu(), m, n, k, itemsize, sources=[])

@@ -71,6 +71,14 @@ def even_columns(n: int, most: int) -> int:
     return most
 
 
+def tile_reads(m: int, n: int, k: int, itemsize: int) -> int:
+    """Bytes that tiles of MULTI_TILE values read over K: each its rows of A and its
+    columns of B, once (at most what tallskinny's tiles of a C of several read; a C of
+    one tile reads less)."""
+    rows, cols = tile_for(m, n, MULTI_TILE)
+    return (-(-n // cols) * m + -(-m // rows) * n) * k * itemsize
+
+
 def splits_evenly(m: int, n: int) -> bool:
     """Whether a GPU's tiles of a C too big for one work-item (tile_for, MULTI_TILE
     accumulators) cover its columns with none cut short."""

@@ -36,7 +36,7 @@ import math
 
 from ..runtime.device import Device
 from .compiler import compiler_kind
-from .gpu_tiles import splits_evenly
+from .gpu_tiles import splits_evenly, tile_reads
 
 SIZE_CLASSES = ("small", "medium", "large")
 SHAPE_CLASSES = SIZE_CLASSES + ("deep-k", "shallow-k", "tall-skinny", "skinny")
@@ -148,6 +148,20 @@ CPU_DEEP_SIDE = 256
 # (bench/results/2026-11-27-h100-tile-splits)
 GPU_TALL_OUTPUT = 576
 GPU_TALL_SIDE = 3
+# ... and so is a C of at most GPU_SHORT_OUTPUT values over a K of GPU_SHORT_FROM or more
+# (deep-k or a size class) whose tiles of 64 values read at most GPU_SHORT_READS bytes
+# (gpu_tiles.tile_reads): then tallskinny's one launch, the last group of a tile summing
+# it, takes less time than the split-K tiles' two, whose first wave starts and stores
+# whole tiles. On the H100, in turns, at C of 128-4096 values (1-64 a side) over K =
+# 1024-131072 that auto ran in split-K tiles (xgemm, wgmma, mma, wide), where the tiles
+# read at most 64 MiB: tallskinny 1.05-2.44x faster at 77 float32 shapes (20 x 40 x 8192
+# 2.44x, 64 x 64 x 4096 1.8-2.1x, 32 x 32 x 2048 1.54x), 1.01-1.97x at 57 of 58 float64
+# ones (64 x 10 x 4096 1.96x, 64 x 64 x 4096 1.28x), 0.90x at float64 1 x 500 x 16384
+# (66.6 MB); past 64 MiB 0.35-1.73x (64 x 64 x 65536 0.46-0.62x, 32 x 32 x 262144
+# 0.87-0.90x) (bench/results/2026-11-27-h100-short-reads)
+GPU_SHORT_OUTPUT = 4096
+GPU_SHORT_FROM = 1024
+GPU_SHORT_READS = 64 << 20
 # ... and so is a deep-K C of at most GPU_FEW_ROWS rows by itemsize (and fewer columns
 # than the skinny class's SKINNY_LONG) where tallskinny's tiles cover its columns with
 # none cut short (gpu_tiles.splits_evenly) and K is as long as the tall-skinny class
@@ -183,7 +197,8 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
     """(class, why) of a shape on this device: its shape class, with the skinny class's
     limits of the device's kind of compiler, and a deep-K shape of a small C tall-skinny
     on Intel's CPU runtime (sides up to CPU_DEEP_SIDE) and on a GPU (up to
-    GPU_TALL_OUTPUT values, at least GPU_TALL_SIDE a side; or up to GPU_FEW_ROWS rows,
+    GPU_TALL_OUTPUT values, at least GPU_TALL_SIDE a side; up to GPU_SHORT_OUTPUT values
+    over a K whose tiles read at most GPU_SHORT_READS bytes; or up to GPU_FEW_ROWS rows,
     by ``itemsize``, that tallskinny's tiles cover evenly), and one of GPU_WIDE_FEW_ROWS
     rows and WIDE_FEW_COLUMNS or more columns that they do not, or of GPU_FEW_COLUMNS
     columns and fewer than SKINNY_LONG rows, skinny on a GPU."""
@@ -196,6 +211,14 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
             and min(m, n) >= GPU_TALL_SIDE):
         return "tall-skinny", (f"{why}; a C of {m * n} values (<= {GPU_TALL_OUTPUT}), "
                                f"{min(m, n)} or more a side (>= {GPU_TALL_SIDE}), is "
+                               f"tall-skinny on a GPU")
+    if (own in ("deep-k",) + SIZE_CLASSES and device.type == "gpu"
+            and m * n <= GPU_SHORT_OUTPUT and k >= GPU_SHORT_FROM
+            and tile_reads(m, n, k, itemsize) <= GPU_SHORT_READS):
+        reads = tile_reads(m, n, k, itemsize)
+        return "tall-skinny", (f"{why}; a C of {m * n} values (<= {GPU_SHORT_OUTPUT}) over "
+                               f"K = {k} (>= {GPU_SHORT_FROM}) whose tiles read "
+                               f"{reads / 2**20:.1f} MiB (<= {GPU_SHORT_READS >> 20}) is "
                                f"tall-skinny on a GPU")
     if own == "deep-k" and device.type == "gpu" and n < SKINNY_LONG:
         # a C of few rows: by how tallskinny's tiles cover its columns

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Device tool, carry [".whl"]: a C of 64-4096 values over a K of 4096-262144 on a GPU,
+# where auto's split-K tiles (two launches: the tiles, then reduce.cl's sum) and
+# tallskinny's tiles (one launch, the last group of a tile sums it) both run; and a third
+# random survey of auto beside cuBLAS. 2026-11-27's after64 had tallskinny 1.25-1.75x
+# ahead of auto's float64 mma tiles at 2 x 64 and 16 x 64 over K = 4096, and 1.39x at
+# 64 x 10 x 200000, but 0.73-0.89x at the transposed shapes.
+#   h200     on an H200 only: bench/gpu/h200_confirm.sh (issue 9's H200 figures)
+#   small32  float32: auto beside tallskinny's own model, in turns (wgmma_lead.py, 3 rounds)
+#   small64  float64: the same
+#   edge32   float32: the same where small32/small64 left the bounds open: C of 800-4096
+#            values and K = 4096-131072, C of 1-3 rows and 128-1024 columns, and a small
+#            C over a K of 1024-3000 (a size class, not deep-k)
+#   edge64   float64: the same
+#   confirm  the rule taken from them (shapes.GPU_SHORT_*): auto after against auto before
+#            (build/before, carried), whole processes in turns beside tallskinny's model
+#            (steps.sh's turns), float32 and float64, on shapes of the grids and past them
+#   odd      float64 (and float32) C of unaligned rows at K = 7-64, where the survey had
+#            3565 x 3591 x 8 at 47% of cuBLAS in mma's tile: auto beside vec's shallow
+#            tiles of 4 and 8 rows by one 16-byte vector
+#   survey   bench/gpu/survey.sh's survey, seeds $SEED and $SEED + 1 (default 61)
+#   OUT=dir [PARTS="h200 small32 small64 edge32 edge64 confirm odd survey"] [CASES=24] bash bench/gpu/small_c_short.sh
+set -uo pipefail
+source bench/gpu/steps.sh
+nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
+  | tee "$out/gpu.txt"
+if part h200 && grep -q H200 "$out/gpu.txt"; then
+  OUT=$out/h200 bash bench/gpu/h200_confirm.sh
+fi
+SHAPES=""
+for k in 4096 16384 65536 262144; do
+  for c in 1x64 2x64 8x64 16x64 64x16 64x10 10x64 49x13 13x49 24x30 32x32 64x64; do
+    SHAPES="$SHAPES,${c}x$k"
+  done
+done
+SHAPES=${SHAPES#,}
+EDGE=""
+for k in 4096 8192 16384 32768 65536 131072; do
+  for c in 20x40 30x30 40x40 32x48 64x32 32x64 48x48 64x64; do EDGE="$EDGE,${c}x$k"; done
+done
+for k in 4096 16384 65536 131072; do
+  for c in 1x300 1x500 2x200 2x500 1x1024 3x300; do EDGE="$EDGE,${c}x$k"; done
+done
+EDGE=${EDGE#,},32x32x2048,16x64x2048,64x16x1024,24x30x3000,64x64x2048
+T='"variant": "tallskinny", "model": true'
+(cd bench/gpu
+for dtype in float32 float64; do
+  name=small${dtype#float}
+  part "$name" || continue
+  TAILN=50 step "$name" 250 python3 wgmma_lead.py --dtype "$dtype" --rounds 3 \
+    --json "$out/$name.json" --candidate 'auto={"variant": "auto"}' --candidate "ts={$T}" \
+    --shapes "$SHAPES"
+done
+for dtype in float32 float64; do
+  name=edge${dtype#float}
+  part "$name" || continue
+  TAILN=80 step "$name" 250 python3 wgmma_lead.py --dtype "$dtype" --rounds 3 \
+    --json "$out/$name.json" --candidate 'auto={"variant": "auto"}' --candidate "ts={$T}" \
+    --shapes "$EDGE"
+done)
+if part confirm; then
+  C="20x40x8192,64x64x4096,32x32x2048,1x300x4096,2x500x16384,64x10x16384,48x48x8192"
+  C="$C,8x500x1024,300x10x2000,100x40x1024,128x32x4096,200x20x8192,16x256x4096,40x100x1024"
+  C="$C,64x64x1024,50x80x3000,100x40x16384,400x10x1500,64x64x32768,32x32x262144"
+  turns confirm32 float32 "$C" "$T"
+  turns confirm64 float64 "$C" "$T"
+fi
+if part odd; then
+  V='"variant": "vec", "wg_y": 2, "wg_x": 64, "PACKED": 0, "KSPLIT": 1'
+  (cd bench/gpu
+  TAILN=12 step odd64 200 python3 wgmma_lead.py --dtype float64 --rounds 3 --json "$out/odd64.json" \
+    --candidate 'auto={"variant": "auto"}' \
+    --candidate "v4={$V, \"tile_y\": 4, \"tile_x\": 2, \"vw\": 2}" \
+    --candidate "v8={$V, \"tile_y\": 8, \"tile_x\": 2, \"vw\": 2}" \
+    --shapes 3565x3591x8,3001x3001x7,2001x2001x10,2000x2001x12,4097x1025x16,1023x3361x27,3000x3001x32,2049x4097x64,3584x3584x8,2048x2048x16
+  TAILN=8 step odd32 150 python3 wgmma_lead.py --rounds 3 --json "$out/odd32.json" \
+    --candidate 'auto={"variant": "auto"}' \
+    --candidate "v4={$V, \"tile_y\": 4, \"tile_x\": 4, \"vw\": 4}" \
+    --candidate "v8={$V, \"tile_y\": 8, \"tile_x\": 4, \"vw\": 4}" \
+    --shapes 3565x3591x8,2000x2001x12,4097x1025x16,1023x3361x27,3000x3001x32,3584x3584x8)
+fi
+if part survey; then
+  OUT=$out SEED=${SEED:-61} CASES=${CASES:-24} SURVEY_S=${SURVEY_S:-150} \
+    DRAW="--max-flops 1e12 --max-bytes 3e9 --scale 5" bash bench/gpu/survey.sh
+fi
