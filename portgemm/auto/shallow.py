@@ -16,6 +16,12 @@ H100, in turns with them, vec in tiles one 16-byte vector wide
   1.54x), level at K = 8 and 0.85-0.92x at K = 10-12, where the tensor cores keep it;
 - float64, 4 rows x 2: 2.2-2.65x where C's rows are not 16-byte aligned (1025 or 4097
   columns), 0.97-1.05x where they are; at K = 7-8 0.82-0.87x.
+Where C has an odd count of columns, the tensor-core tiles store every value alone
+(kernels_cl/store_pairs.h), and vec keeps its lead deeper: at K = 7-16 float64's 4 x 2
+ran 1.41-2.46x faster than auto's mma (3565 x 3591 x 8 59% -> 143% of cuBLAS), float32's
+8 x 4 1.54-2.78x (3565 x 3591 x 8 41% -> 114%); at K = 27 level (float32 1.2x), at 32
+0.85x (float32's 8 rows 1.24x), at 64 0.49x, and with an even count of columns at K = 8
+and 16 0.72-1.05x (bench/results/2026-11-27-h100-short-reads).
 Only the H100 was timed; any GPU takes the rule.
 
 On Intel's CPU runtime (a work-item-vectorising compiler) float64's panel, packed in
@@ -43,6 +49,7 @@ VECTOR_BYTES = 16
 # on a GPU, by itemsize: (K at most, rows of a tile), the last the deepest K that goes
 # to vec
 GPU_ROWS = {4: ((4, 4), (7, 8)), 8: ((6, 4),)}
+GPU_ODD_ROWS = {4: (16, 8), 8: (16, 4)}  # ... and where C's columns are odd, deeper
 GPU_GROUP = (2, 64)            # work-items a group down M and along N (vectors of C's rows)
 # on Intel's CPU runtime with AVX-512, by itemsize: (K from, K to, C's values at least)
 CPU_DEPTHS = {4: (9, 48, 1 << 19), 8: (1, 32, 0)}
@@ -52,15 +59,19 @@ CPU_TILE = {"tile_y": 8, "vw": 16, "wg_y": 2, "wg_x": 4}
 
 def gpu_tile(k: int, itemsize: int) -> dict:
     """vec's parameters for a GPU's shallow K of depth k (at most gpu_most_k)."""
-    rows = next(rows for most, rows in GPU_ROWS[itemsize] if k <= most)
+    rows = next((rows for most, rows in GPU_ROWS[itemsize] if k <= most),
+                GPU_ODD_ROWS[itemsize][1])
     width = VECTOR_BYTES // itemsize
     return {"tile_y": rows, "tile_x": width, "vw": width, "wg_y": GPU_GROUP[0],
             "wg_x": GPU_GROUP[1], "PACKED": 0, "KSPLIT": 1}
 
 
-def gpu_most_k(itemsize: int) -> int:
-    """The deepest K that goes to vec on a GPU (0: none, for this itemsize)."""
-    return GPU_ROWS[itemsize][-1][0] if itemsize in GPU_ROWS else 0
+def gpu_most_k(itemsize: int, n: int = 0) -> int:
+    """The deepest K that goes to vec on a GPU for a C of n columns (0: none, for this
+    itemsize)."""
+    if itemsize not in GPU_ROWS:
+        return 0
+    return GPU_ODD_ROWS[itemsize][0] if n % 2 else GPU_ROWS[itemsize][-1][0]
 
 
 def cpu_tile(itemsize: int) -> dict:
@@ -74,9 +85,11 @@ def shallow_params(device: Device, own: str, m: int, n: int, k: int,
     None where the class's entries stand (another class, K out of the bounds, or no rule
     for the device)."""
     kind = compiler_kind(device)
-    if kind == "gpu" and own == "shallow-k" and k <= gpu_most_k(itemsize):
+    most = gpu_most_k(itemsize, n)
+    if kind == "gpu" and own == "shallow-k" and k <= most:
         params = gpu_tile(k, itemsize)
-        return params, (f"K = {k} <= {gpu_most_k(itemsize)} on a GPU: vec, tiles of "
+        odd = f" (C's {n} columns odd: its pairs of values unaligned)" if n % 2 else ""
+        return params, (f"K = {k} <= {most}{odd} on a GPU: vec, tiles of "
                         f"{params['tile_y']} rows x one vector of {params['vw']} (C written "
                         f"{VECTOR_BYTES} bytes at a time), groups of {GPU_GROUP[0]} x "
                         f"{GPU_GROUP[1]}")
