@@ -6,6 +6,7 @@ import pytest
 import portgemm
 from portgemm.runtime.device import Device
 from portgemm.auto import choose, read_database, shipped_database_paths
+from portgemm.auto.shallow import gpu_most_k
 from portgemm.auto.splitk import fitting_tile
 from portgemm.families import get_variant
 
@@ -160,13 +161,13 @@ def test_shallow_k_on_hopper_takes_its_own_entry(gpu, monkeypatch, tmp_path):
 @pytest.mark.parametrize("m, n, k, itemsize, rows", [
     (9314, 1025, 3, 4, 4), (4096, 4096, 1, 4, 4), (2838, 8932, 7, 4, 8), (600, 601, 5, 4, 8),
     (8057, 1025, 2, 8, 4), (1025, 4097, 6, 8, 4),
-    (3565, 3591, 8, 4, 8), (4097, 1025, 16, 4, 8), (3565, 3591, 8, 8, 4), (2000, 2001, 12, 8, 4)])
+    (3565, 3591, 8, 4, 8), (4097, 1025, 32, 4, 8), (3565, 3591, 8, 8, 4), (2000, 2001, 24, 8, 4)])
 def test_a_shallow_k_on_a_gpu_runs_vec_in_vectors_of_16_bytes(gpu, m, n, k, itemsize, rows,
                                                              monkeypatch, tmp_path):
-    """A shallow-k C of K <= 7 (float32) or 6 (float64), or of K <= 16 where C's columns
-    are odd, runs vec's tiles of one 16-byte vector, not the class's tensor-core entry
+    """A shallow-k C of K <= 7 (float32) or 6 (float64), or of K <= 32 (24) where C's
+    columns are odd, runs vec's tiles of one 16-byte vector, not the class's tensor-core entry
     (the H100: 1.15-3.3x faster, bench/results/2026-11-27-h100-shallow, -short-reads), on
-    any GPU; a deeper K keeps the entry, as does an even count of columns at K = 8-16,
+    any GPU; a deeper K keeps the entry, as does an even count of columns at K = 8-32,
     and a CPU its own choice."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
@@ -176,7 +177,7 @@ def test_a_shallow_k_on_a_gpu_runs_vec_in_vectors_of_16_bytes(gpu, m, n, k, item
     assert (choice.params["tile_y"], choice.params["tile_x"], choice.params["vw"]) == \
         (rows, width, width)
     assert (choice.params["PACKED"], choice.params["KSPLIT"]) == (0, 1)
-    deeper = choose(device, m, n, {4: 8, 8: 7}[itemsize] if n % 2 == 0 else 17, itemsize)
+    deeper = choose(device, m, n, gpu_most_k(itemsize, n) + 1, itemsize)
     assert deeper.variant in ("wgmma", "mma"), deeper
     if k >= 8:
         assert choose(device, m, n + 1, k, itemsize).variant in ("wgmma", "mma")

@@ -18,8 +18,13 @@
 #   odd      float64 (and float32) C of unaligned rows at K = 7-64, where the survey had
 #            3565 x 3591 x 8 at 47% of cuBLAS in mma's tile: auto beside vec's shallow
 #            tiles of 4 and 8 rows by one 16-byte vector
+#   deeper   odd columns at K = 16-48: auto beside vec's 8 (float32) and 4 (float64) rows
+#   beyond   the two rules (this and the odd columns' vec) in turns as in confirm, on C
+#            outside the grids: 5-32 rows by 100-1000 columns, and odd columns at K = 8-15
+#   final    the GPU tests of the changed paths (sharded_tests.sh) and bench/fuzz_auto.py
+#            (seeds $SEED, 9)
 #   survey   bench/gpu/survey.sh's survey, seeds $SEED and $SEED + 1 (default 61)
-#   OUT=dir [PARTS="h200 small32 small64 edge32 edge64 confirm odd survey"] [CASES=24] bash bench/gpu/small_c_short.sh
+#   OUT=dir [PARTS="h200 small32 small64 edge32 edge64 confirm odd deeper beyond final survey"] [CASES=24] bash bench/gpu/small_c_short.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -78,6 +83,32 @@ if part odd; then
     --candidate "v4={$V, \"tile_y\": 4, \"tile_x\": 4, \"vw\": 4}" \
     --candidate "v8={$V, \"tile_y\": 8, \"tile_x\": 4, \"vw\": 4}" \
     --shapes 3565x3591x8,2000x2001x12,4097x1025x16,1023x3361x27,3000x3001x32,3584x3584x8)
+fi
+if part deeper; then
+  V='"variant": "vec", "wg_y": 2, "wg_x": 64, "PACKED": 0, "KSPLIT": 1'
+  D=""
+  for k in 16 20 24 28 32 40 48; do D="$D,3565x3591x$k,1001x3001x$k,4097x1025x$k"; done
+  (cd bench/gpu
+  TAILN=22 step deeper32 200 python3 wgmma_lead.py --rounds 3 --json "$out/deeper32.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "v8={$V, \"tile_y\": 8, \"tile_x\": 4, \"vw\": 4}" \
+    --shapes "${D#,}"
+  TAILN=22 step deeper64 200 python3 wgmma_lead.py --dtype float64 --rounds 3 --json "$out/deeper64.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "v4={$V, \"tile_y\": 4, \"tile_x\": 2, \"vw\": 2}" \
+    --shapes "${D#,}")
+fi
+if part beyond; then
+  B="24x160x4096,12x300x16384,5x800x4096,32x100x8192,16x250x4096,3x1000x4096,10x400x16384"
+  B="$B,1x1000x16384,100x30x2048,1001x3001x9,5000x777x13,2047x2049x15,999x4001x11,3000x3000x12"
+  turns beyond32 float32 "$B" "$T"
+  turns beyond64 float64 "$B" "$T"
+fi
+if part final; then
+  TAILN=8 SHARDS=8 step tests 300 bash bench/gpu/sharded_tests.sh tests/test_fast_variants.py \
+    tests/test_shipped_database.py tests/test_tallskinny.py
+  TAILN=3 step fuzz 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed "${SEED:-8}" \
+    --json "$out/fuzz.json"
+  TAILN=3 step fuzz9 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed 9 \
+    --json "$out/fuzz9.json"
 fi
 if part survey; then
   OUT=$out SEED=${SEED:-61} CASES=${CASES:-24} SURVEY_S=${SURVEY_S:-150} \

@@ -17,11 +17,12 @@ H100, in turns with them, vec in tiles one 16-byte vector wide
 - float64, 4 rows x 2: 2.2-2.65x where C's rows are not 16-byte aligned (1025 or 4097
   columns), 0.97-1.05x where they are; at K = 7-8 0.82-0.87x.
 Where C has an odd count of columns, the tensor-core tiles store every value alone
-(kernels_cl/store_pairs.h), and vec keeps its lead deeper: at K = 7-16 float64's 4 x 2
-ran 1.41-2.46x faster than auto's mma (3565 x 3591 x 8 59% -> 143% of cuBLAS), float32's
-8 x 4 1.54-2.78x (3565 x 3591 x 8 41% -> 114%); at K = 27 level (float32 1.2x), at 32
-0.85x (float32's 8 rows 1.24x), at 64 0.49x, and with an even count of columns at K = 8
-and 16 0.72-1.05x (bench/results/2026-11-27-h100-short-reads).
+(kernels_cl/store_pairs.h), and vec keeps its lead deeper: against auto's entry, in turns
+(bench/results/2026-11-27-h100-short-reads), float64's 4 x 2 ran 1.41-2.46x faster at
+K = 7-16 (3565 x 3591 x 8 59% -> 143% of cuBLAS) and 1.10-1.28x at 20-24, level at 28,
+0.83-0.91x at 32; float32's 8 x 4 1.54-2.78x at K = 8-16 (3565 x 3591 x 8 41% -> 114%),
+1.17-1.80x at 20-28, 1.04-1.37x at 32, 0.97-1.19x at 40, 0.84-1.03x at 48. With an even
+count of columns vec ran 0.72-1.05x at K = 8 and 16.
 Only the H100 was timed; any GPU takes the rule.
 
 On Intel's CPU runtime (a work-item-vectorising compiler) float64's panel, packed in
@@ -49,7 +50,7 @@ VECTOR_BYTES = 16
 # on a GPU, by itemsize: (K at most, rows of a tile), the last the deepest K that goes
 # to vec
 GPU_ROWS = {4: ((4, 4), (7, 8)), 8: ((6, 4),)}
-GPU_ODD_ROWS = {4: (16, 8), 8: (16, 4)}  # ... and where C's columns are odd, deeper
+GPU_ODD_ROWS = {4: (32, 8), 8: (24, 4)}  # ... and where C's columns are odd, deeper
 GPU_GROUP = (2, 64)            # work-items a group down M and along N (vectors of C's rows)
 # on Intel's CPU runtime with AVX-512, by itemsize: (K from, K to, C's values at least)
 CPU_DEPTHS = {4: (9, 48, 1 << 19), 8: (1, 32, 0)}
