@@ -136,6 +136,16 @@ def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
                           (100, 4096, 4096, (128, 128)), (4096, 127, 4096, (128, 128))):
         padded = choose(device, m, n, k)
         assert get_variant(padded.variant).block(padded.params)[:2] == tile
+    # xgemm's 64 x 64 gives way to wgmma's at a K of at most 65536 (1.06-1.43x on an H100;
+    # at 2^21 0.89-1.07x: bench/results/2026-11-27-h100-short-reads)
+    for m, n, k, variant in ((36, 1427, 40812, "wgmma"), (48, 8192, 8192, "wgmma"),
+                             (64, 64, 65536, "wgmma"), (64, 64, 1 << 21, "xgemm")):
+        square = choose(device, m, n, k)
+        assert square.variant == variant, square.reason
+        assert get_variant(variant).block(square.params)[:2] == (64, 64)
+        assert square.params["KSPLIT"] > 1 and "split-K model" in square.reason
+    ampere = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
+    assert choose(ampere, 36, 1427, 40812).variant == "xgemm"
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])

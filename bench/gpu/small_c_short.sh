@@ -21,10 +21,18 @@
 #   deeper   odd columns at K = 16-48: auto beside vec's 8 (float32) and 4 (float64) rows
 #   beyond   the two rules (this and the odd columns' vec) in turns as in confirm, on C
 #            outside the grids: 5-32 rows by 100-1000 columns, and odd columns at K = 8-15
+#   wideish  float32 C of 17-64 rows and 1000-39000 columns over K = 625-65536 (the
+#            survey's 32 x 2282 x 9652 and 36 x 1427 x 40812 at 78% of cuBLAS, in mma's
+#            32 x 128 and xgemm's 64 x 64): auto beside wgmma's 64 x 64, 64 x 128 and
+#            128 x 128 tiles, xgemm's 64 x 64, mma's 32 x 128 (each split by the model)
+#            and wide's own model
+#   square64 wgmma's 64 x 64 tile (a preset now, winning ties with xgemm's): auto beside
+#            the tiles it replaced (xgemm's 64 x 64, wgmma's 128 x 128 and 64 x 32, split
+#            by the model) on C whose route it changed
 #   final    the GPU tests of the changed paths (sharded_tests.sh) and bench/fuzz_auto.py
 #            (seeds $SEED, 9)
 #   survey   bench/gpu/survey.sh's survey, seeds $SEED and $SEED + 1 (default 61)
-#   OUT=dir [PARTS="h200 small32 small64 edge32 edge64 confirm odd deeper beyond final survey"] [CASES=24] bash bench/gpu/small_c_short.sh
+#   OUT=dir [PARTS="h200 small32 small64 edge32 edge64 confirm odd deeper beyond wideish square64 final survey"] [CASES=24] bash bench/gpu/small_c_short.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -101,6 +109,26 @@ if part beyond; then
   B="$B,1x1000x16384,100x30x2048,1001x3001x9,5000x777x13,2047x2049x15,999x4001x11,3000x3000x12"
   turns beyond32 float32 "$B" "$T"
   turns beyond64 float64 "$B" "$T"
+fi
+if part wideish; then
+  W='"variant": "wgmma", "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2, "KSPLIT": "model"'
+  X='"variant": "xgemm", "MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4, "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 8, "ASYNC_STAGES": 0, "SWIZZLE": 1, "KSPLIT": "model"'
+  M='"variant": "mma", "WM": 1, "WN": 4, "MT": 2, "NT": 4, "KS": 2, "PAD": 4, "SUMS": 1, "BUFFERS": 2, "ASYNC_STAGES": 0, "KSPLIT": "model"'
+  (cd bench/gpu
+  TAILN=12 step wideish 300 python3 wgmma_lead.py --rounds 3 --json "$out/wideish.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "w64x64={$W, \"WN\": 64, \"WGM\": 1}" \
+    --candidate "w64x128={$W, \"WN\": 128, \"WGM\": 1}" --candidate "w128={$W, \"WN\": 128, \"WGM\": 2}" \
+    --candidate "x64={$X}" --candidate "m32={$M}" --candidate 'wide={"variant": "wide", "model": true}' \
+    --shapes 32x2282x9652,36x1427x40812,32x38916x625,24x3000x20000,48x2000x16384,17x4096x8192,64x1500x30000,40x8000x4096,20x1000x65536,33x5000x5000)
+fi
+if part square64; then
+  W='"variant": "wgmma", "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2, "KSPLIT": "model"'
+  X='"variant": "xgemm", "MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4, "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 8, "ASYNC_STAGES": 0, "SWIZZLE": 1, "KSPLIT": "model"'
+  (cd bench/gpu
+  TAILN=28 step square64 400 python3 wgmma_lead.py --rounds 3 --json "$out/square64.json" \
+    --candidate 'auto={"variant": "auto"}' --candidate "x64={$X}" \
+    --candidate "w128={$W, \"WN\": 128, \"WGM\": 2}" --candidate "w64x32={$W, \"WN\": 32, \"WGM\": 1}" \
+    --shapes 24x48x65536,32x64x2097152,33x1000x16384,40x200x4096,48x8192x65536,64x64x65536,64x64x2097152,64x500x4096,64x128x2097152,33x33x2097152,48x2048x16384,64x100x65536,1x100x512,16x500x2048,33x4096x2048,48x8192x512,64x1000x2048,40x200x512,64x65x2048,1x33x512,16x64x512,32x500x2048,24x200x2048,48x48x512,64x64x512)
 fi
 if part final; then
   TAILN=8 SHARDS=8 step tests 300 bash bench/gpu/sharded_tests.sh tests/test_fast_variants.py \

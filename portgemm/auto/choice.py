@@ -17,6 +17,7 @@ from ..caches import cache_dict
 from ..runtime.device import Device
 from ..families import REGISTRY, get_variant
 from ..families.mma import skinny_tiles
+from ..families.wgmma import SQUARE_64, runs_wgmma
 from .compiler import compiler_kind
 from .database import DTYPES, default_sources_key, file_stamp
 from .default import default_choice
@@ -52,6 +53,14 @@ TENSOR_WIDE_ROWS = {8: 4, 4: 12}
 # 64 x 64, 64 x 128 and 128 x 128 tiles of the entries before;
 # bench/results/2026-11-26-hopper-narrow-tiles)
 NARROW_PADDING = 1.5
+# Where wgmma runs, a float32 C that the fitting tile gives xgemm's 64 x 64 takes wgmma's
+# 64 x 64 (wgmma.SQUARE_64) at a K of at most SQUARE_64_MOST_K: on an H100, each split
+# by the model, 1.06-1.43x faster at thirteen shapes of 24-64 rows and 48-8192 columns
+# over K = 4096-65536 (36 x 1427 x 40812 84% -> 119% of cuBLAS, 33 x 5000 x 5000 79% ->
+# 113%); at K = 2^21 0.89-1.07x (64 x 64 x 2^21 0.90x). As a preset weighed by its cost
+# it also took C that wgmma's 64 x 32 served (0.86-1.02x) (bench/results/2026-11-27-h100-
+# short-reads)
+SQUARE_64_MOST_K = 65536
 
 
 @dataclass(frozen=True)
@@ -201,6 +210,11 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
     variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n,
                                                         inf if tensor64 else MOSTLY_PADDING)]
     rows, cols, _ = get_variant(variant).block(params)
+    if ((variant, rows, cols) == ("xgemm", 64, 64) and itemsize == 4
+            and k <= SQUARE_64_MOST_K and runs_wgmma(device)):
+        variant, params, source = "wgmma", get_variant("wgmma").resolve(SQUARE_64), "model"
+        origin = (f"{origin}, on the tensor cores: wgmma's 64 x 64 at K <= "
+                  f"{SQUARE_64_MOST_K}")
     return _fit_to_shape(device, m, n, k, itemsize, variant, params,
                          f"{context}; {variant} tile {rows}x{cols} from the {origin} (of "
                          f"{len(tiles)}, the least padded work per multiply-add over C)",

@@ -49,6 +49,9 @@ NARROW = {"WN": 64, "WGM": 2, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2}
 # 2x: on an H100 1.11-1.34x faster than it at four shapes; a 64 x 48 tile gained nothing
 # at 40-48 columns (bench/results/2026-11-26-hopper-fitted-tiles)
 NARROW_32 = dict(NARROW, WN=32, WGM=1)
+# and a 64 x 64 tile (one warpgroup), which auto takes in place of xgemm's 64 x 64 at a K
+# of at most 65536 (choice.SQUARE_64_MOST_K)
+SQUARE_64 = dict(NARROW, WGM=1)
 
 
 def runs_wgmma(device: Device) -> bool:
