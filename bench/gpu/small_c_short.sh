@@ -29,10 +29,12 @@
 #   square64 wgmma's 64 x 64 tile (a preset now, winning ties with xgemm's): auto beside
 #            the tiles it replaced (xgemm's 64 x 64, wgmma's 128 x 128 and 64 x 32, split
 #            by the model) on C whose route it changed
+#   sqturns  the 64 x 64 rule in turns of whole processes (build/before: the tree before
+#            it), beside wgmma's 64 x 64 split by the model as the control
 #   final    the GPU tests of the changed paths (sharded_tests.sh) and bench/fuzz_auto.py
 #            (seeds $SEED, 9)
 #   survey   bench/gpu/survey.sh's survey, seeds $SEED and $SEED + 1 (default 61)
-#   OUT=dir [PARTS="h200 small32 small64 edge32 edge64 confirm odd deeper beyond wideish square64 final survey"] [CASES=24] bash bench/gpu/small_c_short.sh
+#   OUT=dir [PARTS="h200 small32 small64 edge32 edge64 confirm odd deeper beyond wideish square64 sqturns final survey"] [CASES=24] bash bench/gpu/small_c_short.sh
 set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
@@ -130,9 +132,13 @@ if part square64; then
     --candidate "w128={$W, \"WN\": 128, \"WGM\": 2}" --candidate "w64x32={$W, \"WN\": 32, \"WGM\": 1}" \
     --shapes 24x48x65536,32x64x2097152,33x1000x16384,40x200x4096,48x8192x65536,64x64x65536,64x64x2097152,64x500x4096,64x128x2097152,33x33x2097152,48x2048x16384,64x100x65536,1x100x512,16x500x2048,33x4096x2048,48x8192x512,64x1000x2048,40x200x512,64x65x2048,1x33x512,16x64x512,32x500x2048,24x200x2048,48x48x512,64x64x512)
 fi
+if part sqturns; then
+  turns sqturns float32 36x1427x40812,33x5000x5000,64x1500x30000,48x2000x16384,40x8000x4096,24x48x65536,40x200x4096,64x64x65536,64x64x2097152,32x64x2097152 \
+    '"variant": "wgmma", "WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2, "KSPLIT": "model"'
+fi
 if part final; then
   TAILN=8 SHARDS=8 step tests 300 bash bench/gpu/sharded_tests.sh tests/test_fast_variants.py \
-    tests/test_shipped_database.py tests/test_tallskinny.py
+    tests/test_shipped_database.py tests/test_tallskinny.py tests/test_wgmma.py
   TAILN=3 step fuzz 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed "${SEED:-8}" \
     --json "$out/fuzz.json"
   TAILN=3 step fuzz9 200 python3 bench/fuzz_auto.py --device gpu --cases 160 --seed 9 \
