@@ -58,20 +58,21 @@ for k in 4096 16384 65536 131072; do
 done
 EDGE=${EDGE#,},32x32x2048,16x64x2048,64x16x1024,24x30x3000,64x64x2048
 T='"variant": "tallskinny", "model": true'
+# vec's shallow tiles, wgmma's tiles and xgemm's 64 x 64 (the small class's entry), each
+# split by the model: the candidates' common keys
+V='"variant": "vec", "wg_y": 2, "wg_x": 64, "PACKED": 0, "KSPLIT": 1'
+W='"variant": "wgmma", "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2, "KSPLIT": "model"'
+X='"variant": "xgemm", "MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4, "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 8, "ASYNC_STAGES": 0, "SWIZZLE": 1, "KSPLIT": "model"'
 (cd bench/gpu
-for dtype in float32 float64; do
-  name=small${dtype#float}
-  part "$name" || continue
-  TAILN=50 step "$name" 250 python3 wgmma_lead.py --dtype "$dtype" --rounds 3 \
-    --json "$out/$name.json" --candidate 'auto={"variant": "auto"}' --candidate "ts={$T}" \
-    --shapes "$SHAPES"
-done
-for dtype in float32 float64; do
-  name=edge${dtype#float}
-  part "$name" || continue
-  TAILN=80 step "$name" 250 python3 wgmma_lead.py --dtype "$dtype" --rounds 3 \
-    --json "$out/$name.json" --candidate 'auto={"variant": "auto"}' --candidate "ts={$T}" \
-    --shapes "$EDGE"
+for grid in small edge; do
+  shapes=$SHAPES; [ "$grid" = edge ] && shapes=$EDGE
+  for dtype in float32 float64; do
+    name=$grid${dtype#float}
+    part "$name" || continue
+    TAILN=80 step "$name" 250 python3 wgmma_lead.py --dtype "$dtype" --rounds 3 \
+      --json "$out/$name.json" --candidate 'auto={"variant": "auto"}' --candidate "ts={$T}" \
+      --shapes "$shapes"
+  done
 done)
 if part confirm; then
   C="20x40x8192,64x64x4096,32x32x2048,1x300x4096,2x500x16384,64x10x16384,48x48x8192"
@@ -81,7 +82,6 @@ if part confirm; then
   turns confirm64 float64 "$C" "$T"
 fi
 if part odd; then
-  V='"variant": "vec", "wg_y": 2, "wg_x": 64, "PACKED": 0, "KSPLIT": 1'
   (cd bench/gpu
   TAILN=12 step odd64 200 python3 wgmma_lead.py --dtype float64 --rounds 3 --json "$out/odd64.json" \
     --candidate 'auto={"variant": "auto"}' \
@@ -95,7 +95,6 @@ if part odd; then
     --shapes 3565x3591x8,2000x2001x12,4097x1025x16,1023x3361x27,3000x3001x32,3584x3584x8)
 fi
 if part deeper; then
-  V='"variant": "vec", "wg_y": 2, "wg_x": 64, "PACKED": 0, "KSPLIT": 1'
   D=""
   for k in 16 20 24 28 32 40 48; do D="$D,3565x3591x$k,1001x3001x$k,4097x1025x$k"; done
   (cd bench/gpu
@@ -113,8 +112,6 @@ if part beyond; then
   turns beyond64 float64 "$B" "$T"
 fi
 if part wideish; then
-  W='"variant": "wgmma", "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2, "KSPLIT": "model"'
-  X='"variant": "xgemm", "MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4, "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 8, "ASYNC_STAGES": 0, "SWIZZLE": 1, "KSPLIT": "model"'
   M='"variant": "mma", "WM": 1, "WN": 4, "MT": 2, "NT": 4, "KS": 2, "PAD": 4, "SUMS": 1, "BUFFERS": 2, "ASYNC_STAGES": 0, "KSPLIT": "model"'
   (cd bench/gpu
   TAILN=12 step wideish 300 python3 wgmma_lead.py --rounds 3 --json "$out/wideish.json" \
@@ -124,8 +121,6 @@ if part wideish; then
     --shapes 32x2282x9652,36x1427x40812,32x38916x625,24x3000x20000,48x2000x16384,17x4096x8192,64x1500x30000,40x8000x4096,20x1000x65536,33x5000x5000)
 fi
 if part square64; then
-  W='"variant": "wgmma", "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2, "KSPLIT": "model"'
-  X='"variant": "xgemm", "MWG": 64, "NWG": 64, "KWG": 32, "MDIMC": 8, "NDIMC": 8, "VW": 4, "VWM": 2, "VWN": 4, "PAD": 1, "DOUBLE_BUFFER": 1, "KUNROLL": 16, "WARPN": 8, "ASYNC_STAGES": 0, "SWIZZLE": 1, "KSPLIT": "model"'
   (cd bench/gpu
   TAILN=28 step square64 400 python3 wgmma_lead.py --rounds 3 --json "$out/square64.json" \
     --candidate 'auto={"variant": "auto"}' --candidate "x64={$X}" \
@@ -134,7 +129,7 @@ if part square64; then
 fi
 if part sqturns; then
   turns sqturns float32 36x1427x40812,33x5000x5000,64x1500x30000,48x2000x16384,40x8000x4096,24x48x65536,40x200x4096,64x64x65536,64x64x2097152,32x64x2097152 \
-    '"variant": "wgmma", "WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2, "KSPLIT": "model"'
+    "$W, \"WN\": 64, \"WGM\": 1"
 fi
 if part final; then
   TAILN=8 SHARDS=8 step tests 300 bash bench/gpu/sharded_tests.sh tests/test_fast_variants.py \
