@@ -517,6 +517,7 @@ def test_a_deep_k_c_of_few_values_is_tall_skinny_on_a_gpu(m, n, k, expected):
         pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
         assert device_class(pocl, m, n, k)[0] == "deep-k"
 
+
 @pytest.mark.parametrize("m, n, k, itemsize, expected", [
     (20, 40, 8192, 4, "tall-skinny"), (64, 64, 4096, 4, "tall-skinny"),   # 2.44x, 1.8-2.1x
     (64, 64, 4096, 8, "tall-skinny"), (32, 32, 2048, 4, "tall-skinny"),   # 1.28x, 1.54x
@@ -539,7 +540,6 @@ def test_a_small_c_whose_tiles_read_little_is_tall_skinny_on_a_gpu(m, n, k, item
     assert (chosen.variant == "tallskinny") == (expected == "tall-skinny"), chosen.reason
     pocl = gpu(type="cpu", vendor="The pocl project", platform="Portable Computing Language")
     assert device_class(pocl, m, n, k, itemsize)[0] == classify(m, n, k)[0]
-
 
 
 def test_auto_routes_by_shape_on_a_gpu():

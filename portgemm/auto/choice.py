@@ -213,8 +213,7 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
     if ((variant, rows, cols) == ("xgemm", 64, 64) and itemsize == 4
             and k <= SQUARE_64_MOST_K and runs_wgmma(device)):
         variant, params, source = "wgmma", get_variant("wgmma").resolve(SQUARE_64), "model"
-        origin = (f"{origin}, on the tensor cores: wgmma's 64 x 64 at K <= "
-                  f"{SQUARE_64_MOST_K}")
+        origin = f"{origin}'s xgemm tile, taken in wgmma at K <= {SQUARE_64_MOST_K}"
     return _fit_to_shape(device, m, n, k, itemsize, variant, params,
                          f"{context}; {variant} tile {rows}x{cols} from the {origin} (of "
                          f"{len(tiles)}, the least padded work per multiply-add over C)",

@@ -6,7 +6,8 @@ A class says what kind of kernel a shape wants, then how large it is:
   product of a few rows; bound by reading A and B once (the tallskinny kernel);
   :func:`device_class` adds a deep-K C of up to 576 values, or of up to 8 rows (float64:
   1) in tallskinny's even tiles, on a GPU, and of sides up to 256 on Intel's CPU runtime
-  (and a deep-K float32 C of 1-3 rows and 256-511 columns in uneven tiles skinny);
+  (and a deep-K float32 C of 1-3 rows and 256-511 columns in uneven tiles skinny); and
+  on a GPU a C of up to 4096 values over a K of 1024 or more whose tiles read little;
 * ``skinny``: C has at most 32 rows or 24 columns (:func:`device_class`: fewer on a
   CPU, none on PoCL) and at least 512 of the other (32 on Intel's CPU runtime): a row
   vector or a few rows times a matrix, a matrix times a few columns; bound by reading
@@ -214,8 +215,7 @@ def device_class(device: Device, m: int, n: int, k: int, itemsize: int = 4) -> t
                                f"tall-skinny on a GPU")
     if (own in ("deep-k",) + SIZE_CLASSES and device.type == "gpu"
             and m * n <= GPU_SHORT_OUTPUT and k >= GPU_SHORT_FROM
-            and tile_reads(m, n, k, itemsize) <= GPU_SHORT_READS):
-        reads = tile_reads(m, n, k, itemsize)
+            and (reads := tile_reads(m, n, k, itemsize)) <= GPU_SHORT_READS):
         return "tall-skinny", (f"{why}; a C of {m * n} values (<= {GPU_SHORT_OUTPUT}) over "
                                f"K = {k} (>= {GPU_SHORT_FROM}) whose tiles read "
                                f"{reads / 2**20:.1f} MiB (<= {GPU_SHORT_READS >> 20}) is "
