@@ -9,6 +9,7 @@ from portgemm.auto import choose, read_database, shipped_database_paths
 from portgemm.auto.shallow import gpu_most_k
 from portgemm.auto.splitk import fitting_tile
 from portgemm.families import get_variant
+from portgemm.tune.save import save_entries
 
 from conftest import assert_close, usable_devices
 
@@ -151,20 +152,81 @@ def test_deep_k_on_hopper_takes_the_tile_that_fits(gpu, monkeypatch, tmp_path):
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 def test_shallow_k_on_hopper_takes_its_own_entry(gpu, monkeypatch, tmp_path):
     """A C of at least 512 x 512 from K = 8 to 128 runs the shallow-K entry: wgmma's
-    128 x 128 tile unsplit (on the H200 1.08-1.34x faster than xgemm's 128 x 128 tile from
-    K = 32, 0.95-0.99x below, bench/results/2026-11-26-hopper-narrow-tiles; a shallower K
-    runs vec, below); a deeper K, and a GPU without the entry, keep the size classes'
-    choice."""
+    128 x 64 tile unsplit (1.0-1.5x faster than its 128 x 128 on the H200 and the H100,
+    bench/results/2026-11-27-h200-few-tiles; that had beaten xgemm's 128 x 128 from K = 32,
+    bench/results/2026-11-26-hopper-narrow-tiles; a shallower K runs vec, below); a deeper
+    K, and a GPU without the entry, keep the size classes' choice."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     device = with_capability(fabricated_gpu(gpu), 9, 0)
     for m, n, k in ((4096, 4096, 8), (2000, 2000, 64), (8192, 8192, 128)):
         shallow = choose(device, m, n, k)
         assert shallow.variant == "wgmma" and "shape class shallow-k" in shallow.reason
-        assert get_variant("wgmma").block(shallow.params)[:2] == (128, 128)
+        assert get_variant("wgmma").block(shallow.params)[:2] == (128, 64)
         assert shallow.params["KSPLIT"] == 1
     assert "shape class large" in choose(device, 4096, 4096, 129).reason
     other = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
     assert choose(other, 4096, 4096, 8).params == choose(other, 4096, 4096, 4096).params
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+@pytest.mark.parametrize("m, n, k", [(96, 96, 24), (256, 256, 200), (320, 200, 400),
+                                     (100, 100, 100), (511, 511, 511)])
+def test_the_small_class_runs_wgmmas_64_x_64_tile_on_hopper(gpu, m, n, k, monkeypatch,
+                                                            tmp_path):
+    """The small class's float32 entry, xgemm's 64 x 64 tile, runs as wgmma's 64 x 64
+    where wgmma runs (1.04-1.65x faster in turns on the H200 and the H100,
+    bench/results/2026-11-27-h200-few-tiles), K split by the model; a GPU without wgmma,
+    and a user's own entry of that tile, keep xgemm's."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    hopper = with_capability(fabricated_gpu(gpu), 9, 0)
+    choice = choose(hopper, m, n, k)
+    assert choice.variant == "wgmma" and "shape class small" in choice.reason, choice
+    assert get_variant("wgmma").block(choice.params)[:2] == (64, 64)
+    assert "taken in wgmma's 64 x 64 tile" in choice.reason
+    ampere = with_capability(fabricated_gpu("NVIDIA A100-SXM4-80GB"), 8, 0)
+    plain = choose(ampere, m, n, k)
+    assert plain.variant == "xgemm" and get_variant("xgemm").block(plain.params)[:2] == (64, 64)
+    user = tmp_path / "user.json"
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(user))
+    save_entries(user, hopper, [{"variant": "xgemm", "shape_class": "small",
+                                 "dtype": "float32", "params": plain.params}], level="name")
+    own = choose(hopper, m, n, k)
+    assert (own.variant, own.source) == ("xgemm", "user"), own
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+@pytest.mark.parametrize("m, n, k, itemsize, half", [
+    (896, 896, 160, 4, (128, 64)), (640, 1408, 160, 4, (128, 64)), (1024, 1024, 256, 4, (128, 64)),
+    (1664, 1664, 512, 4, (128, 64)), (896, 896, 160, 8, (64, 64)), (512, 512, 64, 8, (64, 64)),
+    (700, 1500, 384, 8, (64, 64)), (384, 2048, 512, 8, (64, 64))])
+def test_a_short_k_split_two_ways_takes_half_the_tile(gpu, m, n, k, itemsize, half,
+                                                      monkeypatch, tmp_path):
+    """Where the model splits a K of at most 512 two ways on the shipped tensor-core tile
+    (wgmma's 128 x 128, mma's 64 x 128), C runs in its family's tile of half the area
+    instead, as many groups without the pass that sums the slices (1.09-1.77x faster in
+    turns on the H200 and the H100, bench/results/2026-11-27-h200-few-tiles); a deeper K,
+    a split of 4 and a user's own entry keep the tile and its split."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
+    choice = choose(device, m, n, k, itemsize)
+    variant = {4: "wgmma", 8: "mma"}[itemsize]
+    assert choice.variant == variant and "half the tile" in choice.reason, choice
+    assert get_variant(variant).block(choice.params)[:2] == half
+    whole = {4: (128, 128), 8: (64, 128)}[itemsize]
+    deeper = choose(device, m, n, 2 * k + 256, itemsize)
+    assert get_variant(deeper.variant).block(deeper.params)[:2] == whole, deeper
+    split4 = choose(device, 640, 640, 512, itemsize)
+    assert split4.params["KSPLIT"] == 4 and "half the tile" not in split4.reason
+    assert get_variant(variant).block(split4.params)[:2] == whole
+    user = tmp_path / "user.json"
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(user))
+    tile = {4: {"WN": 128, "WGM": 2, "WGN": 1, "KS": 2, "PAD": 0, "LEAD": 2},
+            8: {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "KS": 1, "PAD": 4, "ASYNC_STAGES": 3}}
+    save_entries(user, device, [{"variant": variant, "shape_class": "medium",
+                                 "dtype": {4: "float32", 8: "float64"}[itemsize],
+                                 "params": tile[itemsize]}], level="name")
+    own = choose(device, 896, 896, 160, itemsize)
+    assert own.source == "user" and get_variant(variant).block(own.params)[:2] == whole, own
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])

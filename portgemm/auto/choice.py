@@ -9,7 +9,7 @@ once; ``matmul`` asks on every call, so answers are remembered until a database 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import inf
+from math import inf, prod
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -61,6 +61,24 @@ NARROW_PADDING = 1.5
 # it also took C that wgmma's 64 x 32 served (0.86-1.02x) (bench/results/2026-11-27-h100-
 # short-reads)
 SQUARE_64_MOST_K = 65536
+# ... and so does the small class's xgemm 64 x 64 entry: on the H200 wgmma's 64 x 64 ran
+# 1.07-1.80x faster at all 40 shapes of sides 96-511 and K = 24-511; in turns of whole
+# processes 1.15-1.65x (H200) and 1.04-1.65x (H100) at eight (bench/results/2026-11-27-
+# h200-few-tiles)
+#
+# Where the model splits a K of at most SHORT_SPLIT_K two ways on a shipped entry's tile of
+# these families (the tensor cores'), the family's tile of half the area takes C instead:
+# it makes as many groups as the split, without the second pass that sums the slices (a
+# launch of its own, 5-6 us on the H200, against kernels of 15-40 us). On the H200,
+# wgmma's 128 x 64 in place of its 128 x 128 ran 1.06-1.60x faster at 22 float32 shapes
+# of K = 160-512 and mma's 64 x 64 in place of its 64 x 128 1.08-1.83x at 24 float64
+# shapes of K = 64-512; in turns of whole processes 1.11-1.45x (float32) and 1.09-1.75x
+# (float64) on the H200, 1.12-1.46x and 1.12-1.77x on the H100. Where the split was 4-8
+# ways the half tile ran 0.94-1.12x, past K = 512 0.76-1.03x in float32 and 0.94-1.29x
+# in float64 (bench/results/2026-11-27-h200-few-tiles)
+SHORT_SPLIT_K = 512
+SHORT_SPLIT_FAMILIES = ("wgmma", "mma")
+HALF_TILE_SIDE = 64  # the half tiles timed: 128 x 64 and 64 x 64, none narrower
 
 
 @dataclass(frozen=True)
@@ -123,7 +141,7 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
                              f"{NARROW_PADDING}x or more", layout, found=found)
     if found is not None:
         return _fit_to_shape(device, m, n, k, itemsize, found.entry.variant, found.params,
-                             f"{context}; {found.reason}", found.entry.source)
+                             f"{context}; {found.reason}", found.entry.source, sources)
     variant, params, reason = default_choice(device, m, n, k, itemsize, layout)
     if notes:
         reason += "; passed over: " + "; ".join(notes)
@@ -148,12 +166,21 @@ def _pads_a_side(device: Device, variant: str, params: dict, m: int, n: int) -> 
 
 
 def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
-                  params: dict, reason: str, source: str) -> Choice:
+                  params: dict, reason: str, source: str,
+                  sources: Sequence[tuple[str, Path]] | None = None) -> Choice:
     """The choice, fitted to the shape: a packing family's tile and packing
     (:mod:`portgemm.auto.packing`), and K split by the model where the family can split:
     a C of few tiles, or an uneven last wave of them, gains; an even one keeps KSPLIT 1.
     Tuned parameters that say how (KSPLIT > 1) stand unless the model predicts far
-    better. A family whose work-items add all of K in sequence splits it in runs."""
+    better. A family whose work-items add all of K in sequence splits it in runs. Where
+    wgmma runs, xgemm's 64 x 64 float32 tile becomes wgmma's (SQUARE_64_MOST_K); given
+    the databases ``sources``, a shipped entry's tensor-core tile whose short K the model
+    splits gives way to its family's tile of half the area (SHORT_SPLIT_K). A user's own
+    entry keeps its tile."""
+    if source != "user" and _takes_square_64(device, k, itemsize, variant, params):
+        variant, params = "wgmma", get_variant("wgmma").resolve(SQUARE_64)
+        reason += f"; taken in wgmma's 64 x 64 tile at K <= {SQUARE_64_MOST_K}"
+        source = "model"
     impl = get_variant(variant)
     fitted, notes = fit_packing(impl, params, m, n, k, device.compute_units, itemsize)
     if notes:
@@ -162,6 +189,13 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
     split = None
     if impl.block(params) is not None:
         split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
+        half = (_half_tile(device, m, n, k, itemsize, variant, params, sources)
+                if split == 2 and source == "shipped" and sources is not None else None)
+        if half is not None:
+            return _fit_to_shape(device, m, n, k, itemsize, variant, half[0],
+                                 f"{reason}; {why_split}, a short K (<= {SHORT_SPLIT_K}): "
+                                 f"the {half[1]}, half the tile, in place of the split",
+                                 "model")
     elif impl.splits_runs_of_k:
         split, why_split = run_split(device, params, m, n, k, itemsize)
     if split is not None:
@@ -172,19 +206,41 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
     return Choice(variant, params, reason, source)
 
 
-def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
-                  sources: Sequence[tuple[str, Path]], context: str,
-                  layout: str, found: Found | None = None) -> Choice:
-    """The tile that fits C best among the entries of the deep-K class and of the size
-    classes and the presets of the families that split K; or, given the entry ``found``,
-    among it (first), the entries and the presets of its family. Split along K by the
-    model unless the entry says how (a deep-K entry's KSPLIT > 1)."""
-    tiles = []  # (variant, checked params, where from, source)
-    family = None
-    if found is not None:
-        family = found.entry.variant
-        tiles.append((family, found.params, f"{found.entry.source} {found.shape_class}-class "
-                      "entry", found.entry.source))
+def _takes_square_64(device: Device, k: int, itemsize: int, variant: str,
+                     params: dict) -> bool:
+    """Whether xgemm's 64 x 64 float32 tile gives way to wgmma's (SQUARE_64_MOST_K)."""
+    return (variant == "xgemm" and itemsize == 4 and k <= SQUARE_64_MOST_K
+            and get_variant(variant).block(params)[:2] == (64, 64) and runs_wgmma(device))
+
+
+def _half_tile(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
+               params: dict, sources: Sequence[tuple[str, Path]]) -> tuple[dict, str] | None:
+    """(params, where from) of the tile of ``variant``'s entries and presets with half
+    the area of ``params``' tile (no side under HALF_TILE_SIDE) that fits C best, where
+    SHORT_SPLIT_K and SHORT_SPLIT_FAMILIES take it; else None."""
+    if (k > SHORT_SPLIT_K or variant not in SHORT_SPLIT_FAMILIES
+            or compiler_kind(device) != "gpu"):
+        return None
+    rows, cols, _ = get_variant(variant).block(params)
+    halves = [tile for tile in _family_tiles(device, m, n, k, itemsize, sources, variant)
+              if _half_of(get_variant(variant).block(tile[1])[:2], rows * cols)]
+    if not halves:
+        return None
+    _, params, origin, _ = halves[fitting_tile([tile[:2] for tile in halves], m, n)]
+    return params, origin
+
+
+def _half_of(sides: Sequence[int], area: int) -> bool:
+    """Whether a tile of ``sides`` has half ``area`` and no side under HALF_TILE_SIDE."""
+    return prod(sides) * 2 == area and min(sides) >= HALF_TILE_SIDE
+
+
+def _family_tiles(device: Device, m: int, n: int, k: int, itemsize: int,
+                  sources: Sequence[tuple[str, Path]], family: str | None = None) -> list:
+    """(variant, checked params, where from, source) of the tiles at hand: the entries of
+    the deep-K class and of the size classes (the largest first), then the presets of the
+    families that split K; only ``family``'s where given."""
+    tiles = []
     for cls in ("deep-k",) + tuple(reversed(SIZE_CLASSES)):  # the first wins ties
         entry, _ = lookup(device, m, n, k, itemsize, sources, classes=[cls])
         if (entry is not None and get_variant(entry.entry.variant).block(entry.params)
@@ -196,6 +252,21 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
             resolved = impl.resolve(preset)
             if impl.block(resolved) and not impl.problems(resolved, device, itemsize):
                 tiles.append((impl.name, resolved, f"{impl.name}'s {name} preset", "model"))
+    return tiles
+
+
+def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
+                  sources: Sequence[tuple[str, Path]], context: str,
+                  layout: str, found: Found | None = None) -> Choice:
+    """The tile that fits C best among the entries of the deep-K class and of the size
+    classes and the presets of the families that split K; or, given the entry ``found``,
+    among it (first), the entries and the presets of its family. Split along K by the
+    model unless the entry says how (a deep-K entry's KSPLIT > 1)."""
+    family = found.entry.variant if found is not None else None
+    tiles = [] if found is None else [
+        (family, found.params, f"{found.entry.source} {found.shape_class}-class entry",
+         found.entry.source)]
+    tiles += _family_tiles(device, m, n, k, itemsize, sources, family)
     tensor64 = itemsize == 8 and skinny_tiles(device, itemsize)
     if tensor64:
         # float64 on the tensor cores' tiles alone, however much they pad C: on the H100
@@ -210,10 +281,6 @@ def _fitting_tile(device: Device, m: int, n: int, k: int, itemsize: int,
     variant, params, origin, source = tiles[fitting_tile([t[:2] for t in tiles], m, n,
                                                         inf if tensor64 else MOSTLY_PADDING)]
     rows, cols, _ = get_variant(variant).block(params)
-    if ((variant, rows, cols) == ("xgemm", 64, 64) and itemsize == 4
-            and k <= SQUARE_64_MOST_K and runs_wgmma(device)):
-        variant, params, source = "wgmma", get_variant("wgmma").resolve(SQUARE_64), "model"
-        origin = f"{origin}'s xgemm tile, taken in wgmma at K <= {SQUARE_64_MOST_K}"
     return _fit_to_shape(device, m, n, k, itemsize, variant, params,
                          f"{context}; {variant} tile {rows}x{cols} from the {origin} (of "
                          f"{len(tiles)}, the least padded work per multiply-add over C)",
