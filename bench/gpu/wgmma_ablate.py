@@ -27,7 +27,9 @@ source at a time (the results are then wrong; only the times count), in one run.
 mma's: none, staging, barrier (as above; the register path), fragments (A's fragments
 not read from local memory), and with ASYNC_STAGES: copies (no slab requested in the loop),
 asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
-elementb (B's rows copied value by value, not in 16-byte pieces where aligned), ca16
+elementb (B's rows copied value by value, not in 16-byte pieces where aligned), packeda
+(A's slabs copied in 16-byte pieces from consecutive addresses, as from an A packed tile by
+tile: no transposition, no bounds), packedb (B's likewise), ca16
 (B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg), acopies (A's values never
 copied), bcopies (B's pieces never copied). valuereads: A's rows in order and
 its fragments read value by value (float32's way; float64's before 2026-11-26).
@@ -116,6 +118,35 @@ def pipeline_line(statement: str) -> str:
 MMA_REQUEST = pipeline_line("REQUEST(ahead_, ahead_ % ASYNC_STAGES);")
 MMA_ASYNC_BARRIER = pipeline_line("barrier(CLK_LOCAL_MEM_FENCE);")
 MMA_ASYNC_WAIT = pipeline_line("CP_ASYNC_WAIT_OLDER();")
+# A's copies value by value, transposed into the k-major tile, and B's 16-byte pieces ...
+MMA_A_COPIES = """    for (int e = 0; e < LA; ++e) {
+        const int2 at = a_place(tid + e * WG);
+        const int row = m0 + at.x, k = k0 + at.y;
+        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(row, M - 1), min(k, K - 1)),
+                             k < K && (!edge || row < M));
+    }
+"""
+MMA_B_PIECES = """        if (!edge || (b_aligned && col + 1 != N)) {  /* a whole piece, or zeros past N */
+            const int from = edge && col >= N ? 0 : col;  /* zeros: any aligned place */
+            const bool keep = k < K && (!edge || col < N);
+            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + from, keep);
+        } else {
+            for (int j = 0; j < 2; ++j)
+                CP_ASYNC_ONE_OR_ZERO(dst + j, &B_AT(min(k, K - 1), min(col + j, N - 1)),
+                                     k < K && col + j < N);
+        }
+"""
+# ... and as they would be from operands packed tile by tile, each tile's slabs k-major
+# ([M / BM][K][BM], [N / BN][K][BN]): 16-byte pieces at consecutive addresses, no bounds
+# (read from the unpacked operands, so only a C of whole tiles stays in bounds)
+PACKED_A = """    for (int e = 0; e < LA / 2; ++e) {
+        const int idx = 2 * (tid + e * WG);
+        CP_ASYNC_16_OR_ZERO(&As[0][idx / BM][idx % BM], A + (long)m0 * K + (long)k0 * BM + idx,
+                            k0 < K);
+    }
+"""
+PACKED_B = """        CP_ASYNC_16_OR_ZERO(dst, B + (long)n0 * K + (long)k0 * BN + 2 * (tid + e * WG), k0 < K);
+"""
 # kernels_cl/mma.cl's loop, its parts (float64: one mma.sync a tile and step of 8)
 MMA_ABLATIONS = {
     "none": [],
@@ -136,6 +167,8 @@ MMA_ABLATIONS = {
     "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + from, keep);\n", "")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
+    "packeda": [(MMA_A_COPIES, PACKED_A)],
+    "packedb": [(MMA_B_PIECES, PACKED_B)],
 }
 TABLES = {"wgmma": ABLATIONS, "mma": MMA_ABLATIONS}
 MARK = {"wgmma": "products_start", "mma": "mma_steps"}  # in the GEMM's source, not the sum's
