@@ -230,6 +230,26 @@ def test_a_short_k_split_two_ways_takes_half_the_tile(gpu, m, n, k, itemsize, ha
 
 
 @pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+@pytest.mark.parametrize("m, n, k, half", [
+    (896, 2560, 1024, True), (2560, 896, 3500, True), (1100, 1100, 256, True),
+    (1300, 1300, 256, False), (2048, 2048, 1536, False), (600, 2500, 384, False),
+    (4096, 4096, 4096, False)])
+def test_a_float64_c_takes_mmas_64_x_64_where_it_takes_no_more_waves(gpu, m, n, k, half,
+                                                                     monkeypatch, tmp_path):
+    """K whole, a float64 C runs mma's 64 x 64 tile in place of the entry's 64 x 128 where
+    its tiles take no more waves of the device's groups (3 a unit against 2): 896 x 2560
+    and 2560 x 896 ran 1.10-1.15x faster in turns on the H200 and the H100
+    (bench/results/2026-11-27-h200-few-tiles); where the 64 x 64 tiles spill into another
+    wave, C keeps the entry's tile."""
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
+    device = with_capability(fabricated_gpu(gpu), 9, 0)
+    choice = choose(device, m, n, k, 8)
+    assert choice.variant == "mma" and choice.params["KSPLIT"] == 1, choice
+    assert get_variant("mma").block(choice.params)[:2] == ((64, 64) if half else (64, 128))
+    assert ("as few waves" in choice.reason) == half
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 @pytest.mark.parametrize("m, n, k, itemsize, rows", [
     (9314, 1025, 3, 4, 4), (4096, 4096, 1, 4, 4), (2838, 8932, 7, 4, 8), (600, 601, 5, 4, 8),
     (8057, 1025, 2, 8, 4), (1025, 4097, 6, 8, 4),

@@ -25,7 +25,7 @@ from .lookup import Found, lookup
 from .packing import fit_packing
 from .shallow import shallow_params
 from .shapes import SIZE_CLASSES, class_order, device_class
-from .splitk import MOSTLY_PADDING, fitting_tile, ksplit, padding, run_split
+from .splitk import MOSTLY_PADDING, fitting_tile, ksplit, padding, run_split, waves
 
 MEMO_LIMIT = 1024
 # a tall C of at least this many columns, in float64 where the tensor cores take it, goes
@@ -79,6 +79,18 @@ SQUARE_64_MOST_K = 65536
 SHORT_SPLIT_K = 512
 SHORT_SPLIT_FAMILIES = ("wgmma", "mma")
 HALF_TILE_SIDE = 64  # the half tiles timed: 128 x 64 and 64 x 64, none narrower
+# Where the model keeps K whole on a shipped float64 mma tile (64 x 128), the half tile
+# (64 x 64) takes C when it covers C in no more waves (splitk.waves: tiles over compute
+# units x the groups a unit holds, 2 of 64 x 128, 3 of 64 x 64 on the H200): each wave
+# then does half the work. On the H200, where it did, 64 x 64 ran 0.96-1.41x the entry's
+# time at 49 shapes of K = 48-3500 (896 x 2560: 1.06-1.14x at every K; 1024 x 1024 x 64
+# 1.41x; 1664 x 1664 0.98-1.07x); where it needed more waves, 0.87-1.03x at 27 (1300 x
+# 1300, 1408 x 1408, 600 x 2500, 2048 x 2048 and larger). In turns of whole processes at
+# nine shapes 0.97-1.15x on the H200, 0.84-1.12x on the H100 (1.10-1.12x at 896 x 2560
+# from K = 1024; the kernels of 12-16 us moved with the control, 0.81-0.95x). wgmma's
+# 128 x 64 and 128 x 128 take one group a unit each (bench/results/2026-11-27-h200-few-
+# tiles)
+WAVE_HALF_FAMILIES = ("mma",)
 
 
 @dataclass(frozen=True)
@@ -190,12 +202,18 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
     if impl.block(params) is not None:
         split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
         half = (_half_tile(device, m, n, k, itemsize, variant, params, sources)
-                if split == 2 and source == "shipped" and sources is not None else None)
-        if half is not None:
+                if source == "shipped" and sources is not None else None)
+        if half is not None and split == 2 and k <= SHORT_SPLIT_K:
             return _fit_to_shape(device, m, n, k, itemsize, variant, half[0],
                                  f"{reason}; {why_split}, a short K (<= {SHORT_SPLIT_K}): "
                                  f"the {half[1]}, half the tile, in place of the split",
                                  "model")
+        if (half is not None and split == 1 and variant in WAVE_HALF_FAMILIES
+                and waves(device, half[0], m, n, itemsize, variant)
+                <= waves(device, params, m, n, itemsize, variant)):
+            return _fit_to_shape(device, m, n, k, itemsize, variant, half[0],
+                                 f"{reason}; {why_split}; the {half[1]}, half the tile, "
+                                 "covers C in as few waves of groups", "model")
     elif impl.splits_runs_of_k:
         split, why_split = run_split(device, params, m, n, k, itemsize)
     if split is not None:
@@ -216,10 +234,9 @@ def _takes_square_64(device: Device, k: int, itemsize: int, variant: str,
 def _half_tile(device: Device, m: int, n: int, k: int, itemsize: int, variant: str,
                params: dict, sources: Sequence[tuple[str, Path]]) -> tuple[dict, str] | None:
     """(params, where from) of the tile of ``variant``'s entries and presets with half
-    the area of ``params``' tile (no side under HALF_TILE_SIDE) that fits C best, where
-    SHORT_SPLIT_K and SHORT_SPLIT_FAMILIES take it; else None."""
-    if (k > SHORT_SPLIT_K or variant not in SHORT_SPLIT_FAMILIES
-            or compiler_kind(device) != "gpu"):
+    the area of ``params``' tile (no side under HALF_TILE_SIDE) that fits C best, on a
+    GPU and in SHORT_SPLIT_FAMILIES; else None."""
+    if variant not in SHORT_SPLIT_FAMILIES or compiler_kind(device) != "gpu":
         return None
     rows, cols, _ = get_variant(variant).block(params)
     halves = [tile for tile in _family_tiles(device, m, n, k, itemsize, sources, variant)

@@ -106,10 +106,7 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
     impl = get_variant(variant)
     known = traits(device)
     rows, cols, depth = impl.block(params)
-    threads = prod(impl.work_group(params))
-    registers = impl.registers(params, itemsize)
-    per_unit = known.groups_per_unit(threads, registers,
-                                     impl.local_mem_bytes_on(device, params, itemsize))
+    per_unit = groups_per_unit(device, params, itemsize, variant)
     streaming = (impl.copies_ahead(params)
                  and 2 * rows * cols / ((rows + cols) * itemsize) < BALANCE)
     if streaming:
@@ -149,6 +146,24 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
         return 1, f"{why}: KSPLIT=1"
     return split, (f"{why}: KSPLIT={split} (model: {1 - time(split) / time(1):.0%} less "
                    f"time than whole)")
+
+
+def groups_per_unit(device: Device, params: Mapping, itemsize: int, variant: str) -> int:
+    """Work-groups of ``variant``'s ``params`` that one compute unit holds at once, by
+    their work-items, registers and local memory (:meth:`Traits.groups_per_unit`)."""
+    impl = get_variant(variant)
+    return traits(device).groups_per_unit(prod(impl.work_group(params)),
+                                          impl.registers(params, itemsize),
+                                          impl.local_mem_bytes_on(device, params, itemsize))
+
+
+def waves(device: Device, params: Mapping, m: int, n: int, itemsize: int,
+          variant: str) -> int:
+    """The rounds in which the device runs an m x n C's tiles of ``variant``'s
+    ``params``, K whole: the tiles over compute units x the groups a unit holds."""
+    rows, cols, _ = get_variant(variant).block(params)
+    slots = device.compute_units * groups_per_unit(device, params, itemsize, variant)
+    return ceil(ceil(m / rows) * ceil(n / cols) / slots)
 
 
 def run_split(device: Device, params: Mapping, m: int, n: int, k: int,
