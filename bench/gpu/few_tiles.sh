@@ -19,9 +19,12 @@
 #   turns64 shallow-k entry of 128 x 64) against the tree before (build/before, carried),
 #           whole processes in turns (steps.sh's turns), wgmma's 128 x 64 or mma's 64 x 64
 #           the control
+#   waves64 the rule taken after (choice.WAVE_HALF_FAMILIES: mma's 64 x 64 where it covers
+#           C in as few waves as the entry's 64 x 128, K whole) against the tree before,
+#           in turns as above
 #   final   the GPU tests of the changed routes and tiles (sharded_tests.sh), survey.sh's
-#           seed 73 again, bench/fuzz_auto.py (seed 11, 120 cases)
-#   OUT=dir [PARTS="grid32 grid64 small32 half32 half64 turns32 turns64 final"] [SHAPES=...] \
+#           seed 73 again, bench/fuzz_auto.py (seed $FUZZ_SEED, default 11, 120 cases)
+#   OUT=dir [PARTS="grid32 grid64 small32 half32 half64 turns32 turns64 waves64 final"] [SHAPES=...] \
 #     bash bench/gpu/few_tiles.sh
 set -uo pipefail
 source bench/gpu/steps.sh
@@ -79,10 +82,15 @@ if part turns64; then
 1280x768x384,384x2048x512,640x640x512,100x100x100,1024x1024x768,300x300x300,4821x1619x42" \
     "$M, \"MT\": 2, \"NT\": 4, \"ASYNC_STAGES\": 4"
 fi
+if part waves64; then
+  turns w64 float64 "896x2560x1024,2560x896x3500,896x2560x96,1152x1152x1536,1152x1152x48,\
+1024x1024x64,1100x1100x256,640x1408x48,1664x1664x512,1280x768x64,1300x1300x256,1408x1408x512,\
+2048x2048x1536,600x2500x384,4096x4096x4096" "$M, \"MT\": 2, \"NT\": 4, \"ASYNC_STAGES\": 4"
+fi
 if part final; then
   OUT=$out/tests SHARDS=8 timeout 320 bash bench/gpu/sharded_tests.sh tests/test_shipped_database.py \
     tests/test_wgmma.py tests/test_mma.py
   OUT=$out/survey SEED=73 SURVEY_S=100 bash bench/gpu/survey.sh
-  TAILN=3 step fuzz_11 140 python3 bench/fuzz_auto.py --device gpu --cases 120 --seed 11 \
-    --json "$out/fuzz_11.json"
+  TAILN=3 step "fuzz_${FUZZ_SEED:-11}" 140 python3 bench/fuzz_auto.py --device gpu --cases 120 \
+    --seed "${FUZZ_SEED:-11}" --json "$out/fuzz_${FUZZ_SEED:-11}.json"
 fi
