@@ -185,10 +185,11 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
     a C of few tiles, or an uneven last wave of them, gains; an even one keeps KSPLIT 1.
     Tuned parameters that say how (KSPLIT > 1) stand unless the model predicts far
     better. A family whose work-items add all of K in sequence splits it in runs. Where
-    wgmma runs, xgemm's 64 x 64 float32 tile becomes wgmma's (SQUARE_64_MOST_K); given
-    the databases ``sources``, a shipped entry's tensor-core tile whose short K the model
-    splits gives way to its family's tile of half the area (SHORT_SPLIT_K). A user's own
-    entry keeps its tile."""
+    wgmma runs, xgemm's 64 x 64 float32 tile becomes wgmma's (SQUARE_64_MOST_K). Given
+    the databases ``sources``, a shipped entry's tensor-core tile gives way to its
+    family's tile of half the area where the model splits a short K two ways
+    (SHORT_SPLIT_K), or, K whole, where the half tile takes no more waves of groups
+    (WAVE_HALF_FAMILIES). A user's own entry keeps its tile."""
     if source != "user" and _takes_square_64(device, k, itemsize, variant, params):
         variant, params = "wgmma", get_variant("wgmma").resolve(SQUARE_64)
         reason += f"; taken in wgmma's 64 x 64 tile at K <= {SQUARE_64_MOST_K}"
@@ -202,18 +203,17 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
     if impl.block(params) is not None:
         split, why_split = ksplit(device, params, m, n, k, itemsize, variant)
         half = (_half_tile(device, m, n, k, itemsize, variant, params, sources)
-                if source == "shipped" and sources is not None else None)
-        if half is not None and split == 2 and k <= SHORT_SPLIT_K:
-            return _fit_to_shape(device, m, n, k, itemsize, variant, half[0],
-                                 f"{reason}; {why_split}, a short K (<= {SHORT_SPLIT_K}): "
-                                 f"the {half[1]}, half the tile, in place of the split",
-                                 "model")
-        if (half is not None and split == 1 and variant in WAVE_HALF_FAMILIES
-                and waves(device, half[0], m, n, itemsize, variant)
-                <= waves(device, params, m, n, itemsize, variant)):
-            return _fit_to_shape(device, m, n, k, itemsize, variant, half[0],
-                                 f"{reason}; {why_split}; the {half[1]}, half the tile, "
-                                 "covers C in as few waves of groups", "model")
+                if source == "shipped" and sources is not None and split in (1, 2) else None)
+        if half is not None:
+            short = split == 2 and k <= SHORT_SPLIT_K
+            if short or (split == 1 and variant in WAVE_HALF_FAMILIES
+                         and waves(device, half[0], m, n, itemsize, variant)
+                         <= waves(device, params, m, n, itemsize, variant)):
+                why_half = (f"a short K (<= {SHORT_SPLIT_K}): the {half[1]}, half the tile, "
+                            "in place of the split" if short else
+                            f"the {half[1]}, half the tile, covers C in as few waves of groups")
+                return _fit_to_shape(device, m, n, k, itemsize, variant, half[0],
+                                     f"{reason}; {why_split}; {why_half}", "model")
     elif impl.splits_runs_of_k:
         split, why_split = run_split(device, params, m, n, k, itemsize)
     if split is not None:
