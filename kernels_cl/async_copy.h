@@ -65,14 +65,66 @@
 #define CP_ASYNC_WAIT_ALL()
 #endif
 #define CP_ASYNC_ONE(dst, src) PG_CAT(CP_ASYNC_, CP_REAL_BYTES)(dst, src)
+#define CP_NOTHING(s)  /* a pipeline's LANDED with nothing more to wait for */
+
+/* Bulk copies: one work-item moves a whole row of bytes from global to local memory. On
+ * NVIDIA from sm_90 that is the TMA engine's cp.async.bulk, which bypasses the load/store
+ * units; a barrier object (mbarrier) in local memory, one a stage, counts the bytes of
+ * each stage's copies. Elsewhere a plain copy by that work-item, done when it ends.
+ *   BULK_INIT(tid, bars, n)   work-item 0 sets up n barrier objects of one arrival each
+ *                             (a barrier must follow before they are used)
+ *   BULK_EXPECT(bar, bytes)   the stage's one arrival, with the bytes its copies will bring
+ *   BULK_ARRIVE(bar)          the stage's one arrival, no bytes (its values came otherwise)
+ *   BULK_ROW(dst, src, bytes, bar)  a row: both ends 16-byte aligned, bytes a multiple of 16
+ *   BULK_LANDED(bar, phase)   waits (every work-item) until the stage's phase-th use, by
+ *                             parity, has all its bytes
+ * The instructions are sm_90's, written for portgemm/runtime/ptx.py's rebuild. */
+#if PORTGEMM_PTX && PORTGEMM_SM >= 90
+#define BULK_PTX "//sm_90a:"
+#define BULK_AT(p) ((uint)(size_t)(p))
+#define BULK_INIT(tid, bars, n)                                                          \
+    if ((tid) == 0) {                                                                    \
+        for (int b_ = 0; b_ < (n); ++b_)                                                 \
+            asm volatile(BULK_PTX "mbarrier.init.shared::cta.b64 [%0], 1;"               \
+                         :: "r"(BULK_AT(&(bars)[b_])) : "memory");                       \
+        asm volatile(BULK_PTX "fence.mbarrier_init.release.cluster;" ::: "memory");      \
+    }
+/* the proxy fence orders the work-items' reads of the tile's last use (a barrier before)
+ * before the copies' writes */
+#define BULK_EXPECT(bar, bytes)                                                          \
+    {                                                                                    \
+        asm volatile(BULK_PTX "fence.proxy.async.shared::cta;" ::: "memory");            \
+        asm volatile(BULK_PTX "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"   \
+                     :: "r"(BULK_AT(bar)), "r"(bytes) : "memory");                       \
+    }
+#define BULK_ARRIVE(bar)                                                                 \
+    asm volatile(BULK_PTX "mbarrier.arrive.shared::cta.b64 _, [%0];"                     \
+                 :: "r"(BULK_AT(bar)) : "memory")
+#define BULK_ROW(dst, src, bytes, bar)                                                   \
+    asm volatile(BULK_PTX "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" \
+                 " [%0], [%1], %2, [%3];"                                                \
+                 :: "r"(BULK_AT(dst)), "l"(src), "r"(bytes), "r"(BULK_AT(bar)) : "memory")
+#define BULK_LANDED(bar, phase)                                                          \
+    asm volatile(BULK_PTX "{ .reg .pred p_; BULK_WAIT_: mbarrier.try_wait.parity"        \
+                 ".shared::cta.b64 p_, [%0], %1; @!p_ bra BULK_WAIT_; }"                 \
+                 :: "r"(BULK_AT(bar)), "r"(phase) : "memory")
+#else
+#define BULK_INIT(tid, bars, n)
+#define BULK_EXPECT(bar, bytes)
+#define BULK_ARRIVE(bar)
+#define BULK_ROW(dst, src, bytes, bar)                                                   \
+    { for (int e_ = 0; e_ < (bytes) / CP_REAL_BYTES; ++e_) (dst)[e_] = (src)[e_]; }
+#define BULK_LANDED(bar, phase)
+#endif
 
 /* The pipeline over slabs 0 .. SLABS - 1: slab s lives in local tile s % ASYNC_STAGES,
  * is requested ASYNC_STAGES - 1 slabs ahead by REQUEST(s, tile) and multiplied by
  * COMPUTE(tile). A group of copies is committed for every slot, empty or not, so that
- * CP_ASYNC_WAIT_OLDER always means "this slab has landed"; the barrier after it says so
- * for every work-item, and that every one is done with the last slab, whose tile the next
- * request reuses. Not waited for at the end (CP_ASYNC_WAIT_ALL). */
-#define CP_ASYNC_PIPELINE(SLABS, REQUEST, COMPUTE)                                       \
+ * CP_ASYNC_WAIT_OLDER always means "this slab has landed" (and LANDED(s) waits for what
+ * came by other means, such as bulk copies); the barrier after it says so for every
+ * work-item, and that every one is done with the last slab, whose tile the next request
+ * reuses. Not waited for at the end (CP_ASYNC_WAIT_ALL). */
+#define CP_ASYNC_PIPELINE(SLABS, REQUEST, COMPUTE, LANDED)                               \
     {                                                                                    \
         _Pragma("unroll")                                                                \
         for (int s_ = 0; s_ < ASYNC_STAGES - 1; ++s_) {                                  \
@@ -82,6 +134,7 @@
         }                                                                                \
         for (int s_ = 0; s_ < (SLABS); ++s_) {                                           \
             CP_ASYNC_WAIT_OLDER();                                                       \
+            LANDED(s_);                                                                  \
             barrier(CLK_LOCAL_MEM_FENCE);                                                \
             const int ahead_ = s_ + ASYNC_STAGES - 1;                                    \
             if (ahead_ < (SLABS))                                                        \

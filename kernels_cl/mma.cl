@@ -45,6 +45,9 @@
  *             (float32; divides KS)
  * -D BUFFERS  local tiles, 2 or 1 (the register path)
  * -D ASYNC_STAGES  0: the register path; 2, 3 or 4: asynchronous copies, that many tiles
+ * -D B_BULK   1: with ASYNC_STAGES, B's slabs inside C by bulk copies (async_copy.h), one
+ *             work-item a slab (on NVIDIA from sm_90 the TMA engine; older NVIDIA GPUs
+ *             keep the pieces; other devices run the same requests as plain copies)
  * -D KSPLIT   split-K: kernels_cl/splitk.h, in runs of whole BK slabs (a C of few tiles)
  * Edges (any M, N, K >= 1): steps past K are zeros. Rows and columns past M or N are
  * never stored: the register path reads the last one there (in bounds), the asynchronous
@@ -83,6 +86,9 @@
 #endif
 #ifndef KSPLIT
 #define KSPLIT 1    // split-K: K cut into KSPLIT runs, one per work-group layer
+#endif
+#ifndef B_BULK
+#define B_BULK 0    // B's slabs by bulk copies (with ASYNC_STAGES)
 #endif
 #include "splitk.h"
 #include "store_pairs.h"
@@ -238,6 +244,9 @@ inline void store_slab(const REAL ra[LA], const REAL rb[LB], const int tid,
 /* A row-major B's rows go in pieces of two values (16 bytes) along n, each a copy where B
  * is aligned (b_aligned: ldb and B's address allow it) and the piece inside N */
 #define B_PIECES (!B_COLMAJOR && PAD % 2 == 0 && (BK * BN / 2) % WG == 0)
+/* B's rows whole by bulk copies, in a tile inside C (whose B is aligned: B_PIECES) and a
+ * slab inside K; an edge tile and the last slab past K keep the pieces and their zeros */
+#define B_BULK_ON (B_BULK && B_PIECES && (!PORTGEMM_PTX || PORTGEMM_SM >= 90))
 
 /* Requests the slab of K from k0 straight into the local tiles, each value where
  * store_slab puts it; in flight until waited for. Past K the copies write zeros and read
@@ -251,7 +260,7 @@ inline void request_slab(const bool edge, const int k0, const int tid, const int
                          __global const REAL *restrict A, const int lda,
                          __global const REAL *restrict B, const int ldb, const int b_aligned,
                          __local REAL As[PARTS][BK][BM + PAD],
-                         __local REAL Bs[PARTS][BK][BN + PAD])
+                         __local REAL Bs[PARTS][BK][BN + PAD], __local ulong *bar)
 {
     for (int e = 0; e < LA; ++e) {
         const int2 at = a_place(tid + e * WG);
@@ -259,6 +268,19 @@ inline void request_slab(const bool edge, const int k0, const int tid, const int
         CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(row, M - 1), min(k, K - 1)),
                              k < K && (!edge || row < M));
     }
+#if B_BULK_ON
+    if (!edge && k0 + BK <= K) {
+        if (tid == 0) {
+            BULK_EXPECT(bar, BK * BN * (int)sizeof(REAL));
+            for (int r = 0; r < BK; ++r)
+                BULK_ROW(&Bs[0][r][0], B + (long)(k0 + r) * ldb + n0, BN * (int)sizeof(REAL),
+                         bar);
+        }
+        return;
+    }
+    if (tid == 0)
+        BULK_ARRIVE(bar);  /* the stage's phase, its values by the pieces below */
+#endif
 #if B_PIECES
     for (int e = 0; e < LB / 2; ++e) {
         const int2 at = b_place(2 * (tid + e * WG));  /* the piece's first value */
@@ -348,8 +370,19 @@ void gemm(SPLIT_GEMM_ARGS)
 #if ASYNC_STAGES
     const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;
     /* slab s in tile s % ASYNC_STAGES, requested ASYNC_STAGES - 1 ahead (async_copy.h) */
+#if B_BULK_ON
+    __local ulong bars[ASYNC_STAGES];  /* a stage's barrier object (async_copy.h) */
+    BULK_INIT(tid, bars, ASYNC_STAGES);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#define MMA_LANDED(s) BULK_LANDED(&bars[(s) % ASYNC_STAGES], ((s) / ASYNC_STAGES) & 1)
+#define MMA_BAR(tile) (&bars[tile])
+#else
+#define MMA_LANDED(s)
+#define MMA_BAR(tile) ((__local ulong *)0)
+#endif
 #define MMA_REQUEST(edge, s, tile) request_slab(edge, (s) * BK, tid, m0, n0, M, N, K, A, lda, \
-                                                B, ldb, b_aligned, As[tile], Bs[tile])
+                                                B, ldb, b_aligned, As[tile], Bs[tile],    \
+                                                MMA_BAR(tile))
 #define MMA_REQUEST_INSIDE(s, tile) MMA_REQUEST(false, s, tile)
 #define MMA_REQUEST_EDGE(s, tile) MMA_REQUEST(true, s, tile)
 #define MMA_MULTIPLY(tile) multiply_slab(acc, As[tile], Bs[tile], scratch, wm, wn, g, t)
@@ -361,9 +394,9 @@ void gemm(SPLIT_GEMM_ARGS)
     const int inside = m0 + BM <= M && n0 + BN <= N;
 #endif
     if (inside) {
-        CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_INSIDE, MMA_MULTIPLY);
+        CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_INSIDE, MMA_MULTIPLY, MMA_LANDED);
     } else {
-        CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_EDGE, MMA_MULTIPLY);
+        CP_ASYNC_PIPELINE(slabs, MMA_REQUEST_EDGE, MMA_MULTIPLY, MMA_LANDED);
     }
 #else
     REAL ra[LA], rb[LB];

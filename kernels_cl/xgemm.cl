@@ -532,7 +532,7 @@ void gemm(SPLIT_GEMM_ARGS)
     /* slab t in buffer t % ASYNC_STAGES, requested ASYNC_STAGES - 1 ahead (async_copy.h) */
 #define XG_REQUEST(t, buffer) XG_ASYNC_LOAD((t) * KWG, lmem + (buffer) * BUF_SPAN)
 #define XG_COMPUTE_BUFFER(buffer) XG_COMPUTE(lmem + (buffer) * BUF_SPAN)
-    CP_ASYNC_PIPELINE(full_slabs, XG_REQUEST, XG_COMPUTE_BUFFER);
+    CP_ASYNC_PIPELINE(full_slabs, XG_REQUEST, XG_COMPUTE_BUFFER, CP_NOTHING);
     CP_ASYNC_WAIT_ALL();
     barrier(CLK_LOCAL_MEM_FENCE);  /* before the partial slab reuses a buffer */
     __local REAL *last = lmem + (full_slabs % ASYNC_STAGES) * BUF_SPAN;

@@ -27,6 +27,12 @@ PARAMS = {
     "async-h100-tile": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3},
     "async-two-deep": {"WM": 2, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "ASYNC_STAGES": 2},
     "async-four": {"WM": 1, "WN": 2, "MT": 2, "NT": 2, "PAD": 0, "ASYNC_STAGES": 4},
+    # B's slabs by bulk copies (Hopper's TMA engine; one work-item's plain copies elsewhere)
+    "bulk-h100-tile": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3, "B_BULK": 1},
+    "bulk-two-deep": {"WM": 2, "WN": 1, "MT": 1, "NT": 2, "KS": 2, "ASYNC_STAGES": 2,
+                      "B_BULK": 1},
+    "bulk-split": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3, "B_BULK": 1,
+                   "KSPLIT": 5},
     # split-K: layers whose run starts past a short K write zeros
     "split-k": {"WM": 2, "WN": 1, "MT": 1, "NT": 2, "KSPLIT": 3},
     "async-split": {"WM": 1, "WN": 4, "MT": 4, "NT": 4, "ASYNC_STAGES": 3, "KSPLIT": 5},
@@ -82,6 +88,33 @@ def test_asynchronous_copies_are_float64_only(any_device):
     assert not any("ASYNC_STAGES" in p for p in impl.problems(params, any_device, 8))
     with pytest.raises(portgemm.ParameterError, match="ASYNC_STAGES must be 0, 2, 3 or 4"):
         impl.resolve({"ASYNC_STAGES": 5})
+
+
+BULK = [name for name, params in PARAMS.items() if params.get("B_BULK")]
+
+
+@pytest.mark.parametrize("name", BULK)
+def test_bulk_copies_of_b_beside_every_edge(device, name):
+    """B_BULK moves B's slabs of a tile inside C, a slab inside K, by bulk copies; beside
+    them in the same product run tiles at C's edges, a last slab past K, split K and a B
+    whose rows are unaligned (an odd count of columns: its pieces instead). Right in every
+    case, B row-major (the only order it copies in bulk)."""
+    if not device.has_fp64:
+        pytest.skip("device has no float64")
+    fits(device, PARAMS[name], 8)
+    for m, n, k in ((128, 256, 203), (130, 257, 67), (192, 384, 512), (64, 128, 5),
+                    (128, 255, 64)):
+        a, b = operands(m, n, k, "CC", np.float64)
+        result = portgemm.gemm(a, b, device=device, variant="mma", params=PARAMS[name],
+                               poison=np.nan)
+        assert_close(result.c, a, b)
+
+
+def test_bulk_copies_need_the_asynchronous_stages(any_device):
+    with pytest.raises(portgemm.ParameterError, match="B_BULK must be 0 or 1"):
+        get_variant("mma").resolve({"B_BULK": 1})
+    with pytest.raises(portgemm.ParameterError, match="B_BULK must be 0 or 1"):
+        get_variant("mma").resolve({"B_BULK": 2, "ASYNC_STAGES": 3})
 
 
 def test_uneven_staging_is_refused(any_device):

@@ -4,7 +4,8 @@ A work-group of ``WM`` x ``WN`` warps computes a (16 ``MT`` ``WM``) x (8 ``NT`` 
 C, each warp ``MT`` x ``NT`` tiles of 16 x 8 with ``mma.sync.m16n8k8`` per tile and step of
 8 of K; slabs of 8 ``KS`` steps of K are staged in local memory, through registers
 (``BUFFERS`` 2: double-buffered) or, in float64 with ``ASYNC_STAGES`` 2-4, by
-asynchronous copies that many slabs deep (``cp.async`` on NVIDIA); in float32 ``SUMS``
+asynchronous copies that many slabs deep (``cp.async`` on NVIDIA; with ``B_BULK`` B's
+slabs inside C by bulk copies, Hopper's TMA engine); in float32 ``SUMS``
 steps at a time are summed on the tensor cores before float32 accumulators take them.
 ``KSPLIT`` > 1 cuts K into that many runs, one layer of work-groups each, whose partial
 products are summed in order (kernels_cl/splitk.h): for a C of too few tiles to fill the
@@ -123,6 +124,12 @@ def _even_pad(p: Params) -> bool:
     return p["PAD"] % 2 == 0
 
 
+@restriction("B_BULK must be 0 or 1, and 1 only beside a nonzero ASYNC_STAGES (the bulk "
+             "copies are one of the pipeline's ways to stage a slab)")
+def _bulk_with_stages(p: Params) -> bool:
+    return p["B_BULK"] in (0, 1) and not (p["B_BULK"] and not p["ASYNC_STAGES"])
+
+
 @restriction("the work-group must stage each slab evenly: BM * BK and BK * BN are "
              "multiples of its 32 * WM * WN work-items")
 def _even_staging(p: Params) -> bool:
@@ -137,12 +144,13 @@ class Mma(Variant):
                "3xTF32; elsewhere the same fragments with multiply-adds)")
     space = {"WM": [1, 2, 4], "WN": [1, 2, 4], "MT": [1, 2, 4], "NT": [2, 4, 8],
              "KS": [1, 2], "PAD": [0, 4, 8], "SUMS": [1, 2],
-             "BUFFERS": [1, 2], "ASYNC_STAGES": [0, 3],
+             "BUFFERS": [1, 2], "ASYNC_STAGES": [0, 3], "B_BULK": [0, 1],
              "KSPLIT": [1]}  # split-K is for a C of few tiles: auto's model sets it
     defaults = {"WM": 2, "WN": 2, "MT": 2, "NT": 4, "KS": 1, "PAD": 8, "SUMS": 1, "BUFFERS": 2,
-                "ASYNC_STAGES": 0, "KSPLIT": 1}
-    flags = ("PAD", "ASYNC_STAGES")
-    restrictions = (_even_staging, _sums_divide_slab, _async_depth, _even_pad)
+                "ASYNC_STAGES": 0, "B_BULK": 0, "KSPLIT": 1}
+    flags = ("PAD", "ASYNC_STAGES", "B_BULK")
+    restrictions = (_even_staging, _sums_divide_slab, _async_depth, _even_pad,
+                    _bulk_with_stages)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, _tile(params)[0]
@@ -167,11 +175,15 @@ class Mma(Variant):
 
     def local_mem_bytes(self, params: Params, itemsize: int, emulated: bool = True) -> int:
         """The tiles (:func:`tiles` of them; float32: both parts), and where the fragments
-        are multiplied with multiply-adds (``emulated``) each warp's scratch for them."""
+        are multiplied with multiply-adds (``emulated``) each warp's scratch for them,
+        elsewhere the bulk copies' barrier objects."""
         _, bm, bn, bk = _tile(params)
         slabs = tiles(params) * parts(itemsize) * bk * (bm + bn + 2 * params["PAD"])
         scratch = params["WM"] * params["WN"] * (params["MT"] * 16 + params["NT"] * 8) * 8
-        return (slabs + (scratch if emulated else 0)) * itemsize
+        # the bulk copies' barrier objects, on the tensor cores' devices (elsewhere the
+        # plain copies leave them unused)
+        barriers = 0 if emulated else 8 * params["ASYNC_STAGES"] * params["B_BULK"]
+        return (slabs + (scratch if emulated else 0)) * itemsize + barriers
 
     def local_mem_bytes_on(self, device: Device, params: Params, itemsize: int) -> int:
         return self.local_mem_bytes(params, itemsize, emulated(device, itemsize))
@@ -190,7 +202,7 @@ class Mma(Variant):
 
     def defines(self, params: Params) -> dict:
         return {key: params[key] for key in ("WM", "WN", "MT", "NT", "KS", "PAD", "SUMS",
-                                            "BUFFERS", "ASYNC_STAGES", "KSPLIT")}
+                                            "BUFFERS", "ASYNC_STAGES", "B_BULK", "KSPLIT")}
 
     def presets_for(self, device, itemsize: int = 4) -> list[tuple[str, dict]]:
         """Where the tensor cores run the element size (skinny_tiles): in float64 the
