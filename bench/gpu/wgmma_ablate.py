@@ -29,9 +29,9 @@ not read from local memory), and with ASYNC_STAGES: copies (no slab requested in
 asyncbarrier (no barrier a slab), asyncwait (no wait for the slab's copies: a race),
 elementb (B's rows copied value by value, not in 16-byte pieces where aligned), packeda
 (A's slabs copied in 16-byte pieces from consecutive addresses, as from an A packed tile by
-tile: no transposition, no bounds), packedb (B's likewise), bulkb (B's slabs by the TMA
-engine's bulk copies, counted on an mbarrier: float64, sm_90, whole tiles only), bulkab
-(A's too, as if A were stored transposed, its fragments value by value), ca16
+tile: no transposition, no bounds), packedb (B's likewise), bulka (with --params
+'{"B_BULK": 1}': A's slabs by bulk copies too, as if A were stored transposed, its
+fragments value by value), ca16
 (B's 16-byte pieces through the L1 cache, cp.async.ca, not .cg), acopies (A's values never
 copied), bcopies (B's pieces never copied). valuereads: A's rows in order and
 its fragments read value by value (float32's way; float64's before 2026-11-26).
@@ -149,43 +149,13 @@ PACKED_A = """    for (int e = 0; e < LA / 2; ++e) {
 """
 PACKED_B = """        CP_ASYNC_16_OR_ZERO(dst, B + (long)n0 * K + (long)k0 * BN + 2 * (tid + e * WG), k0 < K);
 """
-# ... and B's slabs by Hopper's bulk copies instead (cp.async.bulk, the TMA engine: one
-# work-item copies each of the slab's BK rows of BN values whole, an mbarrier a tile counts
-# their bytes, every work-item waits on it with the pipeline's wait). Float64, sm_90, a C
-# of whole tiles and an aligned B only (no bounds, no zeros past K).
-BULK_SETUP = """    __local ulong bulk_bars[ASYNC_STAGES] __attribute__((aligned(8)));
-#define BULK_ASM "//sm_90a:"
-    if (tid == 0) {
-        for (int t_ = 0; t_ < ASYNC_STAGES; ++t_)
-            asm volatile(BULK_ASM "mbarrier.init.shared::cta.b64 [%0], 1;"
-                         :: "r"((uint)(size_t)&bulk_bars[t_]) : "memory");
-        asm volatile(BULK_ASM "fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-#define BULK_ROW(dst, src, bytes, bar)                                                    \\
-    asm volatile(BULK_ASM "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" \\
-                 :: "r"((uint)(size_t)(dst)), "l"(src), "r"(bytes), "r"(bar) : "memory")
-#define BULK_B(s, tile) if (tid == 0) {                                                   \\
-        const uint bar_ = (uint)(size_t)&bulk_bars[tile];                                  \\
-        asm volatile(BULK_ASM "fence.proxy.async.shared::cta;" ::: "memory");              \\
-        asm volatile(BULK_ASM "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"     \\
-                     :: "r"(bar_), "r"(BK * (BN + BULK_A * BM) * 8) : "memory");           \\
-        for (int r_ = 0; r_ < BK; ++r_) {                                                  \\
-            BULK_ROW(&Bs[tile][0][r_][0], B + (long)((s) * BK + r_) * ldb + n0, BN * 8, bar_); \\
-            if (BULK_A)                                                                    \\
-                BULK_ROW(&As[tile][0][r_][0], A + (long)((s) * BK + r_) * M + m0, BM * 8, bar_); \\
-        }                                                                                  \\
-    }
-#define BULK_WAIT(s) {                                                                      \\
-        const uint bar_ = (uint)(size_t)&bulk_bars[(s) % ASYNC_STAGES];                    \\
-        asm volatile(BULK_ASM "{ .reg .pred p_; BULK_WAIT_L: mbarrier.try_wait.parity.shared::cta.b64 p_, [%0], %1; @!p_ bra BULK_WAIT_L; }" \\
-                     :: "r"(bar_), "r"(((s) / ASYNC_STAGES) & 1) : "memory");              \\
-    }
+# with B_BULK 1 (B's slabs by bulk copies), A's slabs by them too, read as if A were
+# stored transposed (K x M: rows of BM values), and its fragments value by value (A_PAIRS
+# 0: a row copy cannot interleave A's rows). Timing only (A is not stored so); whole tiles.
+BULK_EXPECT_B = "            BULK_EXPECT(bar, BK * BN * (int)sizeof(REAL));\n"
+BULK_ROW_B = """                BULK_ROW(&Bs[0][r][0], B + (long)(k0 + r) * ldb + n0, BN * (int)sizeof(REAL),
+                         bar);
 """
-MMA_REQUEST_MACRO = """#define MMA_REQUEST(edge, s, tile) request_slab(edge, (s) * BK, tid, m0, n0, M, N, K, A, lda, \\
-                                                B, ldb, b_aligned, As[tile], Bs[tile])
-"""
-SLABS_LINE = "    const int slabs = (K + BK - 1) / BK;\n#if ASYNC_STAGES\n"
 # kernels_cl/mma.cl's loop, its parts (float64: one mma.sync a tile and step of 8)
 MMA_ABLATIONS = {
     "none": [],
@@ -206,25 +176,10 @@ MMA_ABLATIONS = {
     "bcopies": [("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + from, keep);\n", "")],
     "elementb": [("    const int b_aligned = ldb % 2 == 0 && (size_t)B % 16 == 0;\n",
                   "    const int b_aligned = 0;\n")],
-    "bulkb": [(SLABS_LINE, "#define BULK_A 0\n" + BULK_SETUP + SLABS_LINE),
-              (MMA_REQUEST_MACRO, "#define MMA_REQUEST(edge, s, tile) { request_slab(edge, (s) * BK, "
-               "tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned, As[tile], Bs[tile]); "
-               "BULK_B(s, tile); }\n"),
-              ("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + from, keep);\n", ""),
-              (MMA_ASYNC_WAIT, MMA_ASYNC_WAIT.replace("CP_ASYNC_WAIT_OLDER();",
-                                                      "CP_ASYNC_WAIT_OLDER(); BULK_WAIT(s_);"))],
-    # A's slabs too, read as if A were stored transposed (K x M, rows of BM values), and
-    # its fragments value by value (A_PAIRS 0: the copies cannot interleave its rows)
-    "bulkab": [(SLABS_LINE, "#define BULK_A 1\n" + BULK_SETUP + SLABS_LINE),
-               (MMA_REQUEST_MACRO, "#define MMA_REQUEST(edge, s, tile) { request_slab(edge, "
-                "(s) * BK, tid, m0, n0, M, N, K, A, lda, B, ldb, b_aligned, As[tile], Bs[tile]); "
-                "BULK_B(s, tile); }\n"),
-               ("            CP_ASYNC_16_OR_ZERO(dst, B + (long)min(k, K - 1) * ldb + from, keep);\n", ""),
-               ("        CP_ASYNC_ONE_OR_ZERO(&As[0][at.y][a_col(at.x)], &A_AT(min(row, M - 1), min(k, K - 1)),\n"
-                "                             k < K && (!edge || row < M));\n", ""),
-               ("#define A_PAIRS USE_FP64", "#define A_PAIRS 0"),
-               (MMA_ASYNC_WAIT, MMA_ASYNC_WAIT.replace("CP_ASYNC_WAIT_OLDER();",
-                                                       "CP_ASYNC_WAIT_OLDER(); BULK_WAIT(s_);"))],
+    "bulka": [(BULK_EXPECT_B, BULK_EXPECT_B.replace("BK * BN", "BK * (BN + BM)")),
+              (BULK_ROW_B, BULK_ROW_B + "                BULK_ROW(&As[0][r][0], A + (long)(k0 + r)"
+               " * M + m0, BM * (int)sizeof(REAL), bar);\n"),
+              (MMA_A_COPIES, ""), ("#define A_PAIRS USE_FP64", "#define A_PAIRS 0")],
     "packeda": [(MMA_A_COPIES, PACKED_A)],
     "packedb": [(MMA_B_PIECES, PACKED_B)],
 }
