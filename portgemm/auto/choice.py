@@ -67,7 +67,7 @@ SQUARE_64_MOST_K = 65536
 # h200-few-tiles)
 #
 # Where the model splits a K of at most SHORT_SPLIT_K two ways on a shipped entry's tile of
-# these families (the tensor cores'), the family's tile of half the area takes C instead:
+# the tensor cores' families, the family's tile of half the area takes C instead:
 # it makes as many groups as the split, without the second pass that sums the slices (a
 # launch of its own, 5-6 us on the H200, against kernels of 15-40 us). On the H200,
 # wgmma's 128 x 64 in place of its 128 x 128 ran 1.06-1.60x faster at 22 float32 shapes
@@ -77,8 +77,8 @@ SQUARE_64_MOST_K = 65536
 # ways the half tile ran 0.94-1.12x, past K = 512 0.76-1.03x in float32 and 0.94-1.29x
 # in float64 (bench/results/2026-11-27-h200-few-tiles)
 SHORT_SPLIT_K = 512
-SHORT_SPLIT_FAMILIES = ("wgmma", "mma")
-HALF_TILE_SIDE = 64  # the half tiles timed: 128 x 64 and 64 x 64, none narrower
+HALF_TILE_FAMILIES = ("wgmma", "mma")  # the families whose half tiles were timed ...
+HALF_TILE_SIDE = 64  # ... 128 x 64 and 64 x 64, none narrower
 # Where the model keeps K whole on a shipped float64 mma tile (64 x 128), the half tile
 # (64 x 64) takes C when it covers C in no more waves (splitk.waves: tiles over compute
 # units x the groups a unit holds, 2 of 64 x 128, 3 of 64 x 64 on the H200): each wave
@@ -90,7 +90,7 @@ HALF_TILE_SIDE = 64  # the half tiles timed: 128 x 64 and 64 x 64, none narrower
 # from K = 1024; the kernels of 12-16 us moved with the control, 0.81-0.95x). wgmma's
 # 128 x 64 and 128 x 128 take one group a unit each (bench/results/2026-11-27-h200-few-
 # tiles)
-WAVE_HALF_FAMILIES = ("mma",)
+WAVE_HALF_FAMILIES = ("mma",)  # of HALF_TILE_FAMILIES
 
 
 @dataclass(frozen=True)
@@ -235,8 +235,8 @@ def _half_tile(device: Device, m: int, n: int, k: int, itemsize: int, variant: s
                params: dict, sources: Sequence[tuple[str, Path]]) -> tuple[dict, str] | None:
     """(params, where from) of the tile of ``variant``'s entries and presets with half
     the area of ``params``' tile (no side under HALF_TILE_SIDE) that fits C best, on a
-    GPU and in SHORT_SPLIT_FAMILIES; else None."""
-    if variant not in SHORT_SPLIT_FAMILIES or compiler_kind(device) != "gpu":
+    GPU and in HALF_TILE_FAMILIES; else None."""
+    if variant not in HALF_TILE_FAMILIES or compiler_kind(device) != "gpu":
         return None
     rows, cols, _ = get_variant(variant).block(params)
     halves = [tile for tile in _family_tiles(device, m, n, k, itemsize, sources, variant)
