@@ -871,20 +871,44 @@ def test_a_cpu_gives_each_work_item_a_run_of_k_instead_of_filling_slots():
     assert phvm.optimum(cpu, 5, 5, k)[:2] == (185, 1024)
     assert phvm.optimum(replace(cpu, max_bs=256), 5, 5, k)[:2] == (733, 256)
     assert phvm.configurations(cpu) == phvm.configurations(replace(cpu, run=0), k)
+    # the probe's group size where it measured one, else the largest BS up to it
+    assert phvm.optimum(replace(cpu, group=64), 5, 5, k)[:2] == (2931, 64)
+    assert phvm.optimum(replace(cpu, group=100), 5, 5, k)[:2] == (2931, 64)
+    assert phvm.optimum(replace(cpu, group=16), 5, 5, k)[:2] == (11719, 16)
     # K shorter than a run: still a group for each core (2, made odd)
     assert phvm.configurations(cpu, 100) == [(3, bs) for _, bs in found]
     for name in phvm.NAMED:
         assert phvm.configurations(phvm.NAMED[name], k) == phvm.configurations(phvm.NAMED[name])
 
 
-def test_the_longest_run_within_the_slack_of_the_fastest():
-    from portgemm.runtime.probe import RUN_SLACK, longest_fast_run
+def test_the_walk_covers_every_run_and_group_size_and_keeps_the_fastest(any_device):
+    """A CPU's run and group size come from the paper's kernel timed over every run of
+    WALK_RUNS and group sizes doubling from the SIMD width, each on the
+    model's own grid for it."""
+    from portgemm.auto.traits import traits
 
-    assert RUN_SLACK < 1.2
-    # the Xeon of model 167's walk (ms): 24 steps already 1.36x the fastest
-    assert longest_fast_run({8: 4.27, 12: 3.65, 16: 3.10, 24: 4.21, 32: 8.11, 64: 6.92}) == 16
-    assert longest_fast_run({8: 3.46, 12: 2.99, 16: 2.95, 24: 3.12, 32: 8.77}) == 24
-    assert longest_fast_run({8: 9.0, 128: 3.0}) == 128
+    points = phvm.walk_points(any_device)
+    known = traits(any_device)
+    sizes = sorted({bs for _, _, bs in points})
+    assert sizes[0] == known.simd and sizes[-1] <= min(known.max_group, 1024)
+    assert all(b == a * 2 for a, b in zip(sizes, sizes[1:]))
+    assert sizes[-1] * 2 > min(known.max_group, 1024)
+    assert {(run, bs) for run, _, bs in points} == {(r, b) for r in phvm.WALK_RUNS
+                                                     for b in sizes}
+    k = phvm.WALK_SHAPE[2]
+    for run, gs, bs in points:
+        assert gs == phvm.run_grid(k, run, bs, known.compute_units,
+                                   phvm.strides_alias(any_device))
+        assert gs * bs >= k / run and (gs % 2 == 1 or any_device.type != "cpu")
+    assert phvm.fastest_walk({(16, 1024): 9.0, (128, 64): 7.5, (256, 16): 7.6}) == (128, 64)
+
+
+def test_the_walk_times_the_papers_kernel(any_device):
+    """Each point of the walk is the paper's Algorithm 1 at WALK_SHAPE, timed."""
+    points = phvm.walk_points(any_device)[:2]
+    times = phvm.walk_times(any_device, points, rounds=1)
+    assert set(times) == {(run, bs) for run, _, bs in points}
+    assert all(ms > 0 for ms in times.values())
 
 
 def test_the_sweep_grid_has_odd_neighbours_where_asked(any_device):
@@ -1015,11 +1039,14 @@ def test_probe_measures_and_keeps(any_device, tmp_path, monkeypatch):
     assert constants.g == measured.global_ns and constants.unit == "ns"
     assert phvm.optimum(constants, 5, 5, 1 << 20)[:2] in phvm.configurations(constants, 1 << 20)
     assert constants.odd_grid == (any_device.type == "cpu")
-    # a CPU's walk found a run among those it tried, and the model's grid gives it
-    assert (measured.run_steps in probing.WALK_RUNS) == (any_device.type == "cpu")
-    assert constants.run == measured.run_steps
+    # a CPU's walk found a run and a group size among those it tried; the model's grid
+    # gives them
+    walked = {(run, bs) for run, _, bs in phvm.walk_points(any_device)}
+    assert ((measured.run_steps, measured.group_size) in walked) == (any_device.type == "cpu")
+    assert (constants.run, constants.group) == (measured.run_steps, measured.group_size)
     if constants.run:
         gs, bs, _ = phvm.optimum(constants, 5, 5, 1 << 20)
+        assert bs == constants.group
         assert gs * bs >= (1 << 20) / constants.run > (gs - 2) * bs
 
 

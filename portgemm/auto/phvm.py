@@ -36,31 +36,32 @@ On a CPU two readings are ours, not the paper's.
   a Zen 5: 290 ms at 5 x 5 x 3e6, against 67-98 ms at odd GS from 125 to 141; its
   Algorithm 1 as written, ``bench/results/2026-11-23-cpu-zen5-phvm-stride/``). A GPU's
   warp reads a whole stride's span at once, and the H200's sweep found no such penalty.
-* Constraint (2) gives way to a run of K. A CPU has no count of resident threads: its
-  cores run the groups one after another, and what keeps its memory busy is that each
-  work-item's run of K is short. Each step of a run reads another page of A and of B;
-  the next work-item reads the next values of the same pages, fast while their
-  translations are still in the core's TLB. So the grid is the one that gives every
-  work-item a run of ``run`` steps (GS * BS = K / run, and a group a core at least),
-  where ``run`` is the longest run the probe's grid-stride walk took at full speed
-  (``run_steps``, :mod:`portgemm.runtime.probe`). On the Xeon of model 167 (run 16)
-  the paper's Algorithm 1 as written took 426 ms at 5 x 5 x 3e6 on (2)'s grid (129 x 16, 1453 steps a work-item),
-  8.7x the fastest of the points timed beside it, and 52 ms on this one (11719 x 16),
-  1.06x; in the whole GS x BS sweep 1.18x its fastest; at 5 x 5 x 3e7 5196 ms at 1829
-  steps, 758 ms at 16 (1.05x); the single launch 12.4x before, 1.20x now
-  (``bench/results/2026-11-25-cpu-xeon-phvm-runs``). For Algorithm 1 runs of 46 steps or
-  more ran 1.4-2.6x slower than the fastest, of 3-6 steps 1.3-2.7x (the groups' sums);
-  the single launch, whose groups find the last element's values in cache, ran fastest
-  at 46-57 steps.
-* Along that line the largest BS is taken, the fewest groups, not the BS of (9)-(10).
-  The loads are the same at every BS there (K / run work-items); what differs is the
-  groups, which a core runs one after another, each paying its tree's barriers and its
-  atomic add in turn. A kernel of phvm's tree and one atomic a group cost 68 ns a group
-  at BS = 16 and 282 ns at 512 on that Xeon: 4.3 and 0.55 ns a work-item. (11)'s
-  ln(BS) is the tree's depth, a GPU's latency; a CPU's SIMD lanes do the tree's BS - 1
-  additions, no more a work-item at any BS. (10) picked the smallest BS, which in turns
-  with the others took 1.15-1.23x the fastest at 5 x 5 x 3e6 (11719 x 16); the largest,
-  185 x 1024, 1.02-1.11x.
+* Constraint (2) gives way to a run of K, and (9)-(10)'s choice of BS to a measured one.
+  A CPU has no count of resident threads: its cores run the groups one after another,
+  and what keeps its memory busy is how long a run of K each work-item walks and how
+  many work-items a group holds. Each step of a run lands on another page of A and of B
+  (the next work-item reads the next values of the same pages, fast while the core's
+  TLB and caches still hold them), and how that goes with a group's size no OpenCL
+  query tells. So the grid is the one that gives every work-item a run of
+  ``run`` steps (GS * BS = K / run, a group a core at least) in groups of ``group``,
+  the pair at which the paper's kernel itself (Algorithm 1 as written, at WALK_SHAPE)
+  ran fastest over WALK_RUNS x group sizes from the SIMD width (``run_steps``,
+  ``group_size``: :func:`walk_times`, kept by :mod:`portgemm.runtime.probe`).
+  How that reading came about:
+
+  - The run first (probe version 3) came from a plain walk of two streams at one group
+    size, and along its line the model took the largest BS, the fewest groups (a core
+    pays each group's tree and atomic add in turn: 68 ns a group at BS = 16, 282 ns at
+    512 on the Xeon of model 167). There (run 16) the paper's Algorithm 1 at 5 x 5 x 3e6
+    took 426 ms on (2)'s grid (129 x 16, 1453 steps a work-item), 8.7x the fastest, and
+    52 ms on the run's (11719 x 16), 1.06x; 185 x 1024 was 1.02-1.11x in turns, (10)'s
+    smallest BS 1.15-1.23x (``bench/results/2026-11-25-cpu-xeon-phvm-runs``,
+    ``-groups``). On the Xeon of model 207 (run 16 too) that point came at 1.00-1.17x.
+  - On a Zen 5 that walk ran at full speed to 128 steps, but the paper's kernel did not
+    at BS = 1024: 23 x 1024 took 1.8-1.9x the fastest in turns, while BS = 16-64 on the
+    same line came within 1.1x. Timing the paper's kernel over both run and group size
+    put its point at 1.05-1.15x in six runs, within 10% in four
+    (``bench/results/2026-11-27-cpu-zen5-phvm``).
 
 The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
 :func:`constants_for` measures a device in nanoseconds (:mod:`portgemm.runtime.probe`);
@@ -94,6 +95,7 @@ class PhvmConstants:
     max_bs: int = 1024  # the largest work-group the device runs
     odd_grid: bool = False  # GS made odd: a CPU, where a power-of-two stride aliases
     run: int = 0  # a CPU: steps of K a work-item runs (the grid is K / run); 0: (2)'s grid
+    group: int = 0  # a CPU: the BS the probe's walk ran fastest at; 0: the largest BS
 
 
 # Tables 3 and 4 of the paper (latencies in clock cycles; u_SM from Nsight Compute).
@@ -136,18 +138,29 @@ def configurations(c: PhvmConstants, k: int | None = None) -> list[tuple[int, in
     found = []
     for bs in range(c.ws, min(c.sms, c.max_bs) + 1, c.ws):
         if c.sms % bs == 0 and (c.sms * c.sm_num) % bs == 0:
-            gs = (max(c.sm_num, math.ceil(k / (c.run * bs))) if c.run and k else
-                  c.sms * c.sm_num // bs)
-            found.append((gs + 1 if c.odd_grid and gs % 2 == 0 else gs, bs))
+            found.append((run_grid(k, c.run, bs, c.sm_num, c.odd_grid) if c.run and k else
+                          made_odd(c.sms * c.sm_num // bs, c.odd_grid), bs))
     return found
+
+
+def run_grid(k: int, run: int, bs: int, least: int, odd: bool) -> int:
+    """GS that gives each of GS x BS work-items a run of at most ``run`` steps of K, at
+    least ``least`` groups (a group a compute unit), made odd where ``odd``."""
+    return made_odd(max(least, math.ceil(k / (run * bs))), odd)
+
+
+def made_odd(gs: int, odd: bool) -> int:
+    return gs + 1 if odd and gs % 2 == 0 else gs
 
 
 def optimum(c: PhvmConstants, m: int, n: int, k: int) -> tuple[int, int, float]:
     """(GS, BS, cost) of the cheapest allowed configuration; on a CPU's line of a run
-    (``c.run`` and ``k``), of the fewest groups (the module's text says why)."""
+    (``c.run`` and ``k``), the probe's group size (the largest allowed BS up to it; with
+    none measured, the largest), as the module's text says."""
     found = [(gs, bs, cost(c, m, n, k, gs, bs)) for gs, bs in configurations(c, k)]
     if c.run and k:
-        return max(found, key=lambda point: point[1])
+        return max((point for point in found if point[1] <= (c.group or c.max_bs)),
+                   key=lambda point: point[1], default=found[0])
     return min(found, key=lambda point: point[2])
 
 
@@ -168,7 +181,7 @@ def constants_for(device: Device, *, u_sm: float = DEFAULT_U_SM,
                          known.compute_units * known.lanes, measured.add_ns,
                          measured.mul_ns, measured.global_ns, measured.local_ns, u_sm,
                          unit="ns", max_bs=known.max_group, odd_grid=strides_alias(device),
-                         run=measured.run_steps)
+                         run=measured.run_steps, group=measured.group_size)
 
 
 def strides_alias(device: Device) -> bool:
@@ -179,3 +192,54 @@ def strides_alias(device: Device) -> bool:
 
 def with_u_sm(c: PhvmConstants, u_sm: float) -> PhvmConstants:
     return replace(c, u_sm=u_sm)
+
+
+# --- a CPU's run and group size, measured on the paper's kernel ---------------------------
+
+WALK_SHAPE = (3, 3, 4_000_000)  # tall-skinny, its operands past the caches; no size judged
+WALK_RUNS = (8, 16, 32, 64, 128, 256, 512)  # steps of K a work-item
+WALK_ROUNDS = 3
+
+
+def walk_points(device: Device) -> list[tuple[int, int, int]]:
+    """(run, GS, BS) the walk times: every run of WALK_RUNS at every group size from the
+    SIMD width, doubling, to the group limit (the sweep's sizes)."""
+    known = traits(device)
+    groups, size = [], max(1, known.simd)
+    while size <= min(known.max_group, 1024):
+        groups.append(size)
+        size *= 2
+    k = WALK_SHAPE[2]
+    return [(run, run_grid(k, run, bs, known.compute_units, strides_alias(device)), bs)
+            for run in WALK_RUNS for bs in groups]
+
+
+def walk_times(device: Device, points=None, rounds: int = WALK_ROUNDS) -> dict:
+    """{(run, BS): ms} of Algorithm 1 as written (``ELEMENT_LAUNCHES=1``) at WALK_SHAPE,
+    the points taking turns ``rounds`` times (a slow spell of a shared host falls on all),
+    each point's median; its operands are numpy arrays, passed as ``matmul`` passes them."""
+    import numpy as np
+
+    from ..backends.opencl import run_gemm
+    from ..families import get_variant
+    from ..runtime.queue import Queue
+
+    queue, variant = Queue(device), get_variant("phvm")
+    m, n, k = WALK_SHAPE
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    points = walk_points(device) if points is None else points
+    samples = {(run, bs): [] for run, _, bs in points}
+    for turn in range(rounds):
+        for run, gs, bs in points:
+            params = {"GS": gs, "BS": bs, "ELEMENT_LAUNCHES": 1}
+            if turn == 0:
+                run_gemm(queue, variant, params, a, b)  # builds, and warms the caches
+            samples[run, bs].append(run_gemm(queue, variant, params, a, b).kernel_ms)
+    return {point: float(np.median(times)) for point, times in samples.items()}
+
+
+def fastest_walk(times: dict) -> tuple[int, int]:
+    """(run, BS) of the fastest point of :func:`walk_times`."""
+    return min(times, key=times.get)

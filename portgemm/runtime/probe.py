@@ -10,14 +10,14 @@ bandwidth model reads the bandwidth):
 * ``add_ns``, ``mul_ns``: one floating-point add / multiply in a dependent chain
   (IEEE rules forbid folding the chain; no fast-math option is given);
 * ``read_gbs``: the rate at which all work-items together stream a large buffer in;
-* ``run_steps`` (a CPU only; 0 elsewhere): the longest run of K a work-item of a
-  grid-stride walk may take (phvm's loads: work-item t reads two streams at t, t + G,
-  t + 2G, ... of a grid of G) before the walk slows down. Each step of such a run lands
-  on another page of each stream; the next work-item on the core reads the next values
-  of the same pages, fast while their translations are still in the core's first-level
-  TLB, which no OpenCL query reports. On the Xeon of model 167 (64 entries) two streams
-  ran at 33-41 GB/s in runs of up to 16-24 steps and at 12-17 GB/s from 32 steps on, at
-  every group size (``bench/results/2026-11-25-cpu-xeon-phvm-runs``).
+* ``run_steps`` and ``group_size`` (a CPU only; 0 elsewhere): the run of K a work-item
+  takes and the work-group size at which the paper's kernel ran fastest, timed at a
+  small tall-skinny shape over a grid of both (:func:`portgemm.auto.phvm.walk_times`).
+  A CPU has no count of resident threads; these set the model's grid there instead.
+  Version 3 timed a plain grid-stride walk of two streams at one group size; that walk
+  found 16 steps on the Xeons of models 167 and 207, but 128 on a Zen 5, where the
+  paper's kernel at the model's largest group then ran 1.9x the fastest
+  (``bench/results/2026-11-27-cpu-zen5-phvm``).
 
 Each latency is the difference of two runs (S and 2S steps) over S, so the launch cost
 cancels. Times are in nanoseconds; ``cycles()`` converts with the device's clock when
@@ -46,13 +46,11 @@ LINE = 64                          # bytes between two visited addresses (one ca
 CHASE_STEPS = 4096
 ALU_STEPS = 1 << 16
 STREAM_BYTES = 256 * 2**20
-WALK_FLOATS = 15_000_000  # each of the walk's two streams: beyond the caches, not a power of two
-WALK_RUNS = (8, 12, 16, 24, 32, 48, 64, 128)  # steps a work-item, the runs the walk tries
-RUN_SLACK = 1.15  # the longest run within this of the fastest one's time
 # raised whenever a change to the kernels below changes what they measure. 2: each chase
 # starts at another random line (version 1's runs found the last run's lines in cache, and
-# a Zen 5's global latency came out at 2-96 ns instead of about 230). 3: run_steps
-PROBE_VERSION = 3
+# a Zen 5's global latency came out at 2-96 ns instead of about 230). 3: run_steps.
+# 4: run_steps and group_size from the paper's kernel itself
+PROBE_VERSION = 4
 
 _KERNELS = r"""
 __kernel void chase_global(__global const int *next, const int start, const int steps,
@@ -99,16 +97,6 @@ __kernel void stream_read(__global const float4 *x, const int count, __global fl
         acc += x[i];
     out[get_global_id(0)] = acc.x + acc.y + acc.z + acc.w;
 }
-
-/* phvm's loads alone: work-item t adds x[k] * y[k] for k = t, t + G, t + 2G, ... */
-__kernel void stride_walk(__global const float *x, __global const float *y, const int count,
-                          __global float *out)
-{
-    float acc = 0.0f;
-    for (int k = get_global_id(0); k < count; k += get_global_size(0))
-        acc = fma(x[k], y[k], acc);
-    out[get_global_id(0)] = acc;
-}
 """
 
 
@@ -123,6 +111,7 @@ class Probe:
     read_gbs: float
     clock_mhz: float = 0.0
     run_steps: int = 0
+    group_size: int = 0
 
     def cycles(self, ns: float) -> float:
         """``ns`` in clock cycles, or ``ns`` itself when the clock is unknown."""
@@ -220,9 +209,15 @@ def measure(device: Device) -> Probe:
                       .kernel_ms, ALU_STEPS)
 
     read_gbs = _read_bandwidth(queue, kernel("stream_read"))
-    run_steps = _longest_run(queue, kernel("stride_walk")) if device.type == "cpu" else 0
+    run_steps, group_size = _walk(device) if device.type == "cpu" else (0, 0)
     return Probe(global_ns, local_ns, add_ns, mul_ns, read_gbs, float(device.max_clock_mhz),
-                 run_steps)
+                 run_steps, group_size)
+
+
+def _walk(device: Device) -> tuple[int, int]:
+    from ..auto.phvm import fastest_walk, walk_times  # the model's own kernel, on a CPU
+
+    return fastest_walk(walk_times(device))
 
 
 def _read_bandwidth(queue: Queue, stream) -> float:
@@ -240,42 +235,6 @@ def _read_bandwidth(queue: Queue, stream) -> float:
                                   sums).kernel_ms for _ in range(3)]
             best = max(best, nbytes / (min(times) * 1e6))
     return best
-
-
-def _longest_run(queue: Queue, walk) -> int:
-    """The longest of WALK_RUNS whose walk took at most RUN_SLACK times the fastest's."""
-    return longest_fast_run(walk_times(queue, walk))
-
-
-def walk_floats(device: Device) -> int:
-    """Floats in each of the walk's two streams on ``device``."""
-    return min(WALK_FLOATS, device.max_mem_alloc_size // 8)
-
-
-def walk_times(queue: Queue, walk, runs=WALK_RUNS) -> dict[int, float]:
-    """{steps: ms} of the grid-stride walk over two streams of walk_floats() at each run
-    of ``runs`` (median of 5 after one), in groups of the device's SIMD width and an odd
-    count of groups (a power-of-two stride would alias the cache sets)."""
-    device = queue.device
-    count = walk_floats(device)
-    streams = [queue.empty(count * 4) for _ in range(2)]
-    for stream in streams:
-        queue.fill(stream, np.float32(1), count * 4).wait()
-    group = max(1, device.native_vector_width)
-    times = {}
-    for steps in runs:
-        groups = max(1, count // (steps * group)) | 1
-        sums = queue.empty(groups * group * 4)
-        samples = [queue.submit(walk, NDRange(groups * group, group), *streams,
-                                np.int32(count), sums).kernel_ms for _ in range(6)]
-        times[steps] = float(np.median(samples[1:]))
-    return times
-
-
-def longest_fast_run(times: dict[int, float]) -> int:
-    """Of {steps: time}, the most steps whose time is within RUN_SLACK of the fastest."""
-    fastest = min(times.values())
-    return max(steps for steps, ms in times.items() if ms <= RUN_SLACK * fastest)
 
 
 def _read(path: Path) -> dict:

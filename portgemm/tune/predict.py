@@ -59,7 +59,8 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
             lines.append(f"phvm model, measured constants: SM_NUM={constants.sm_num} "
                          f"SMS={constants.sms} WS={constants.ws} CoreS={constants.cores} "
                          f"u_SM={constants.u_sm}"
-                         + (f" run={constants.run} (a CPU: GS x BS = K / run, the largest BS)"
+                         + (f" run={constants.run} group={constants.group} (a CPU: the "
+                            f"probe's run and group, GS x BS = K / run)"
                             if constants.run else ""))
             lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} (predicted {cost:.4g} ns)")
         else:
