@@ -306,7 +306,7 @@ def test_a_small_float64_c_over_a_deep_k_stays_on_the_tensor_cores(m, n, k, monk
 def test_a_shallow_k_on_intels_cpu_runtime_runs_vec(m, n, k, itemsize, monkeypatch,
                                                     tmp_path):
     """On Intel's CPU runtime with AVX-512 a C of K <= 32 in float64, of K = 9-48 and
-    512K values or more in float32, shallow-k or of a size class, runs vec's tiles of 8
+    512K values or more in float32 (an Intel CPU only), shallow-k or of a size class, runs vec's tiles of 8
     rows by 128 bytes with B in place (on a Xeon of model 207 1.02-2.84x faster than
     panel's packed tiles, bench/results/2026-11-27-cpu-xeon207-shallow-vec); a K out of
     the bounds, a small float32 C, a skinny C, AVX2 and PoCL keep their choices."""
@@ -328,6 +328,22 @@ def test_a_shallow_k_on_intels_cpu_runtime_runs_vec(m, n, k, itemsize, monkeypat
     pocl = fabricated_cpu("pthread-Intel(R) Xeon(R) Processor", "GenuineIntel",
                           "Portable Computing Language")
     assert "AVX-512: vec" not in choose(pocl, m, n, k, itemsize).reason
+    # an AMD CPU: float64 alike, float32 keeps panel (1.0-1.8x faster on a Zen 5)
+    amd = fabricated_cpu("AMD EPYC", "Intel(R) Corporation", "Intel(R) OpenCL")
+    assert (choose(amd, m, n, k, itemsize).variant == "vec") == (itemsize == 8)
+    unknown = fabricated_cpu("Some CPU", "Intel(R) Corporation", "Intel(R) OpenCL")
+    assert "AVX-512: vec" not in choose(unknown, m, n, k, itemsize).reason
+
+
+@pytest.mark.parametrize("name, maker", [
+    ("Intel(R) Xeon(R) Processor", "Intel"), ("AMD EPYC", "AMD"),
+    ("pthread-AMD EPYC", "AMD"), ("cpu-skylake-avx512-Intel(R) Xeon(R) Processor", "Intel"),
+    ("AMD Ryzen 9 7950X 16-Core Processor", "AMD"), ("Some CPU", ""),
+    ("Intel(R) Core(TM) Ultra 7 155H", "Intel")])
+def test_a_cpus_maker_from_its_name(name, maker):
+    from portgemm.auto.shallow import cpu_maker
+
+    assert cpu_maker(fabricated_cpu(name, "Intel(R) Corporation", "Intel(R) OpenCL")) == maker
 
 
 def test_fitting_tile_weighs_padding_against_reuse():

@@ -38,6 +38,13 @@ bytes, 8 x 32, ran 1.25-2.0x faster at nine shapes of K = 12-48 (A/A control 0.9
 and 1.02-2.2x at eight in a confirming run against auto before (3000^2 x 9 2.2x), 0.85x
 at 700^2 x 24 (0.49M values, so C needs 512K); K <= 8 keeps panel's shallow tile
 (packing.SHALLOW_RUNS), where 8 x 32 ran 0.63-1.0x. Only AVX-512 was timed.
+
+The CPU rule goes by the maker in the CPU's name (its brand string), since the two
+makers seen split on float32. On a 2-core AMD EPYC (Zen 5) float32's vec 8 x 32 ran
+1.0-1.8x slower than panel's packed tiles at eight shapes of K = 9-48 in the wall time of
+the whole call, 8759 x 469 x 29 at 24% of numpy in kernel time
+(bench/results/2026-11-27-cpu-zen5-survey); float64's 8 x 16 ran level with panel or
+up to 2x faster there, as on the Xeon.
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ GPU_ODD_ROWS = {4: (32, 8), 8: (24, 4)}  # ... and where C's columns are odd, de
 GPU_GROUP = (2, 64)            # work-items a group down M and along N (vectors of C's rows)
 # on Intel's CPU runtime with AVX-512, by itemsize: (K from, K to, C's values at least)
 CPU_DEPTHS = {4: (9, 48, 1 << 19), 8: (1, 32, 0)}
+CPU_MAKERS = {4: ("Intel",), 8: ("Intel", "AMD")}  # where each was timed faster
 CPU_ROW_BYTES = 128            # a tile's row: two AVX-512 registers of sums
 CPU_TILE = {"tile_y": 8, "vw": 16, "wg_y": 2, "wg_x": 4}
 
@@ -95,11 +103,21 @@ def shallow_params(device: Device, own: str, m: int, n: int, k: int,
                         f"{VECTOR_BYTES} bytes at a time), groups of {GPU_GROUP[0]} x "
                         f"{GPU_GROUP[1]}")
     least, most, values = CPU_DEPTHS.get(itemsize, (1, 0, 0))
+    maker = cpu_maker(device)
     if (kind == "work-item-vectorising" and device.native_vector_width >= 16
+            and maker in CPU_MAKERS.get(itemsize, ())
             and own in ("shallow-k",) + SIZE_CLASSES and least <= k <= most
             and m * n >= values):
         params = cpu_tile(itemsize)
         return params, (f"K = {k} in [{least}, {most}] in {itemsize}-byte values on a "
                         f"{kind} compiler with AVX-512: vec, tiles of {params['tile_y']} "
-                        f"rows x {params['tile_x']}, B in place")
+                        f"rows x {params['tile_x']}, B in place (an {maker} CPU)")
     return None
+
+
+def cpu_maker(device: Device) -> str:
+    """'Intel' or 'AMD' as a CPU device's name (the CPU's brand string, after a driver's
+    prefix such as PoCL's) says, else ''."""
+    words = device.name.replace("-", " ").split()
+    return next((maker for maker in ("Intel", "AMD")
+                 if any(word.startswith(maker) for word in words)), "")
