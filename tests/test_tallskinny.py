@@ -883,30 +883,32 @@ def test_a_cpu_gives_each_work_item_a_run_of_k_instead_of_filling_slots():
 
 def test_the_walk_covers_every_run_and_group_size_and_keeps_the_fastest(any_device):
     """A CPU's run and group size come from the paper's kernel timed over every run of
-    WALK_RUNS and group sizes doubling from the SIMD width, each on the
-    model's own grid for it."""
-    from portgemm.auto.traits import traits
+    WALK_RUNS and group sizes doubling from the SIMD width, each on the model's own grid
+    for it (odd, as on a CPU)."""
+    from portgemm.runtime import probe as probing
 
-    points = phvm.walk_points(any_device)
-    known = traits(any_device)
+    points = probing.walk_points(any_device)
     sizes = sorted({bs for _, _, bs in points})
-    assert sizes[0] == known.simd and sizes[-1] <= min(known.max_group, 1024)
-    assert all(b == a * 2 for a, b in zip(sizes, sizes[1:]))
-    assert sizes[-1] * 2 > min(known.max_group, 1024)
-    assert {(run, bs) for run, _, bs in points} == {(r, b) for r in phvm.WALK_RUNS
+    limit = min(any_device.max_work_group_size, 1024)
+    assert sizes[0] == max(1, any_device.native_vector_width) and sizes[-1] <= limit
+    assert all(b == a * 2 for a, b in zip(sizes, sizes[1:])) and sizes[-1] * 2 > limit
+    assert {(run, bs) for run, _, bs in points} == {(r, b) for r in probing.WALK_RUNS
                                                      for b in sizes}
-    k = phvm.WALK_SHAPE[2]
+    k = probing.WALK_SHAPE[2]
+    cpu = replace(phvm.NAMED["a100-pcie-40gb"], sm_num=any_device.compute_units,
+                  sms=1024, ws=sizes[0], max_bs=limit, odd_grid=True, run=16)
     for run, gs, bs in points:
-        assert gs == phvm.run_grid(k, run, bs, known.compute_units,
-                                   phvm.strides_alias(any_device))
-        assert gs * bs >= k / run and (gs % 2 == 1 or any_device.type != "cpu")
-    assert phvm.fastest_walk({(16, 1024): 9.0, (128, 64): 7.5, (256, 16): 7.6}) == (128, 64)
+        assert gs % 2 == 1 and gs * bs >= k / run > (gs - 2) * bs or gs <= 3
+        assert (gs, bs) in phvm.configurations(replace(cpu, run=run), k) or bs > cpu.sms
+    assert probing.fastest_walk({(16, 1024): 9.0, (128, 64): 7.5, (256, 16): 7.6}) == (128, 64)
 
 
 def test_the_walk_times_the_papers_kernel(any_device):
     """Each point of the walk is the paper's Algorithm 1 at WALK_SHAPE, timed."""
-    points = phvm.walk_points(any_device)[:2]
-    times = phvm.walk_times(any_device, points, rounds=1)
+    from portgemm.runtime import probe as probing
+
+    points = probing.walk_points(any_device)[:2]
+    times = probing.walk_times(any_device, points, rounds=1)
     assert set(times) == {(run, bs) for run, _, bs in points}
     assert all(ms > 0 for ms in times.values())
 
@@ -1041,7 +1043,7 @@ def test_probe_measures_and_keeps(any_device, tmp_path, monkeypatch):
     assert constants.odd_grid == (any_device.type == "cpu")
     # a CPU's walk found a run and a group size among those it tried; the model's grid
     # gives them
-    walked = {(run, bs) for run, _, bs in phvm.walk_points(any_device)}
+    walked = {(run, bs) for run, _, bs in probing.walk_points(any_device)}
     assert ((measured.run_steps, measured.group_size) in walked) == (any_device.type == "cpu")
     assert (constants.run, constants.group) == (measured.run_steps, measured.group_size)
     if constants.run:

@@ -44,9 +44,9 @@ On a CPU two readings are ours, not the paper's.
   TLB and caches still hold them), and how that goes with a group's size no OpenCL
   query tells. So the grid is the one that gives every work-item a run of
   ``run`` steps (GS * BS = K / run, a group a core at least) in groups of ``group``,
-  the pair at which the paper's kernel itself (Algorithm 1 as written, at WALK_SHAPE)
-  ran fastest over WALK_RUNS x group sizes from the SIMD width (``run_steps``,
-  ``group_size``: :func:`walk_times`, kept by :mod:`portgemm.runtime.probe`).
+  the pair at which the paper's kernel itself (Algorithm 1 as written, at a small
+  tall-skinny shape) ran fastest over a grid of runs and group sizes (``run_steps``, ``group_size``:
+  :func:`portgemm.runtime.probe.walk_times`).
   How that reading came about:
 
   - The run first (probe version 3) came from a plain walk of two streams at one group
@@ -60,7 +60,7 @@ On a CPU two readings are ours, not the paper's.
   - On a Zen 5 that walk ran at full speed to 128 steps, but the paper's kernel did not
     at BS = 1024: 23 x 1024 took 1.8-1.9x the fastest in turns, while BS = 16-64 on the
     same line came within 1.1x. Timing the paper's kernel over both run and group size
-    put its point at 1.05-1.15x in six runs, within 10% in four
+    put its point at 1.05-1.15x in eight runs, within 10% in five
     (``bench/results/2026-11-27-cpu-zen5-phvm``).
 
 The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
@@ -74,6 +74,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..runtime.device import Device
+from ..runtime.probe import made_odd, run_grid
 from .traits import traits
 
 
@@ -143,14 +144,6 @@ def configurations(c: PhvmConstants, k: int | None = None) -> list[tuple[int, in
     return found
 
 
-def run_grid(k: int, run: int, bs: int, least: int, odd: bool) -> int:
-    """GS that gives each of GS x BS work-items a run of at most ``run`` steps of K, at
-    least ``least`` groups (a group a compute unit), made odd where ``odd``."""
-    return made_odd(max(least, math.ceil(k / (run * bs))), odd)
-
-
-def made_odd(gs: int, odd: bool) -> int:
-    return gs + 1 if odd and gs % 2 == 0 else gs
 
 
 def optimum(c: PhvmConstants, m: int, n: int, k: int) -> tuple[int, int, float]:
@@ -193,53 +186,3 @@ def strides_alias(device: Device) -> bool:
 def with_u_sm(c: PhvmConstants, u_sm: float) -> PhvmConstants:
     return replace(c, u_sm=u_sm)
 
-
-# --- a CPU's run and group size, measured on the paper's kernel ---------------------------
-
-WALK_SHAPE = (3, 3, 4_000_000)  # tall-skinny, its operands past the caches; no size judged
-WALK_RUNS = (8, 16, 32, 64, 128, 256, 512)  # steps of K a work-item
-WALK_ROUNDS = 3
-
-
-def walk_points(device: Device) -> list[tuple[int, int, int]]:
-    """(run, GS, BS) the walk times: every run of WALK_RUNS at every group size from the
-    SIMD width, doubling, to the group limit (the sweep's sizes)."""
-    known = traits(device)
-    groups, size = [], max(1, known.simd)
-    while size <= min(known.max_group, 1024):
-        groups.append(size)
-        size *= 2
-    k = WALK_SHAPE[2]
-    return [(run, run_grid(k, run, bs, known.compute_units, strides_alias(device)), bs)
-            for run in WALK_RUNS for bs in groups]
-
-
-def walk_times(device: Device, points=None, rounds: int = WALK_ROUNDS) -> dict:
-    """{(run, BS): ms} of Algorithm 1 as written (``ELEMENT_LAUNCHES=1``) at WALK_SHAPE,
-    the points taking turns ``rounds`` times (a slow spell of a shared host falls on all),
-    each point's median; its operands are numpy arrays, passed as ``matmul`` passes them."""
-    import numpy as np
-
-    from ..backends.opencl import run_gemm
-    from ..families import get_variant
-    from ..runtime.queue import Queue
-
-    queue, variant = Queue(device), get_variant("phvm")
-    m, n, k = WALK_SHAPE
-    rng = np.random.default_rng(0)
-    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
-    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-    points = walk_points(device) if points is None else points
-    samples = {(run, bs): [] for run, _, bs in points}
-    for turn in range(rounds):
-        for run, gs, bs in points:
-            params = {"GS": gs, "BS": bs, "ELEMENT_LAUNCHES": 1}
-            if turn == 0:
-                run_gemm(queue, variant, params, a, b)  # builds, and warms the caches
-            samples[run, bs].append(run_gemm(queue, variant, params, a, b).kernel_ms)
-    return {point: float(np.median(times)) for point, times in samples.items()}
-
-
-def fastest_walk(times: dict) -> tuple[int, int]:
-    """(run, BS) of the fastest point of :func:`walk_times`."""
-    return min(times, key=times.get)

@@ -12,7 +12,7 @@ bandwidth model reads the bandwidth):
 * ``read_gbs``: the rate at which all work-items together stream a large buffer in;
 * ``run_steps`` and ``group_size`` (a CPU only; 0 elsewhere): the run of K a work-item
   takes and the work-group size at which the paper's kernel ran fastest, timed at a
-  small tall-skinny shape over a grid of both (:func:`portgemm.auto.phvm.walk_times`).
+  small tall-skinny shape over a grid of both (:func:`walk_times`).
   A CPU has no count of resident threads; these set the model's grid there instead.
   Version 3 timed a plain grid-stride walk of two streams at one group size; that walk
   found 16 steps on the Xeons of models 167 and 207, but 128 on a Zen 5, where the
@@ -215,9 +215,75 @@ def measure(device: Device) -> Probe:
 
 
 def _walk(device: Device) -> tuple[int, int]:
-    from ..auto.phvm import fastest_walk, walk_times  # the model's own kernel, on a CPU
-
     return fastest_walk(walk_times(device))
+
+
+# --- a CPU's run and group size: the paper's kernel itself ------------------------------
+
+WALK_SHAPE = (3, 3, 4_000_000)  # tall-skinny, its operands past the caches; no size judged
+WALK_RUNS = (8, 16, 32, 64, 128, 256, 512)  # steps of K a work-item
+WALK_ROUNDS = 3
+
+
+def run_grid(k: int, run: int, bs: int, least: int, odd: bool) -> int:
+    """GS that gives each of GS x BS work-items a run of at most ``run`` steps of K, at
+    least ``least`` groups (a group a compute unit), made odd where ``odd`` (the phvm
+    model's grid on a CPU, :mod:`portgemm.auto.phvm`)."""
+    return made_odd(max(least, -(-k // (run * bs))), odd)
+
+
+def made_odd(gs: int, odd: bool) -> int:
+    return gs + 1 if odd and gs % 2 == 0 else gs
+
+
+def walk_points(device: Device) -> list[tuple[int, int, int]]:
+    """(run, GS, BS) the walk times: every run of WALK_RUNS at every group size from the
+    SIMD width, doubling, to the group limit (the sweep's sizes), GS odd as on a CPU."""
+    groups, size = [], max(1, device.native_vector_width)
+    while size <= min(device.max_work_group_size, 1024):
+        groups.append(size)
+        size *= 2
+    k = WALK_SHAPE[2]
+    return [(run, run_grid(k, run, bs, device.compute_units, True), bs)
+            for run in WALK_RUNS for bs in groups]
+
+
+def walk_times(device: Device, points=None, rounds: int = WALK_ROUNDS) -> dict:
+    """{(run, BS): ms} of the paper's Algorithm 1 as written (kernels_cl/phvm.cl, one
+    launch an element of C) at WALK_SHAPE, float32, row-major operands: the points take
+    turns ``rounds`` times (a slow spell of a shared host falls on all), each point's
+    time the median of its rounds."""
+    from ..families.sources import read_kernel
+
+    queue, source = Queue(device), read_kernel("phvm.cl")
+    m, n, k = WALK_SHAPE
+    rng = np.random.default_rng(0)
+    a = queue.to_device(rng.uniform(-1, 1, (m, k)).astype(np.float32))
+    b = queue.to_device(rng.uniform(-1, 1, (k, n)).astype(np.float32))
+    c = queue.to_device(np.zeros(m * n, np.float32))  # the sums are not looked at
+    i32 = np.int32
+    points = walk_points(device) if points is None else points
+
+    def launches(gs: int, bs: int) -> float:
+        gemm = queue.kernel(source, "gemm", (f"-DBS={bs}", "-DELEMENT_LAUNCHES=1",
+                                             "-cl-mad-enable"))
+        events = [queue.submit(gemm, NDRange(gs * bs, bs), i32(m), i32(n), i32(k), a, i32(k),
+                               b, i32(n), c, i32(n), i32(element))
+                  for element in range(m * n)]
+        return sum(event.kernel_ms for event in events)
+
+    samples = {(run, bs): [] for run, _, bs in points}
+    for turn in range(rounds):
+        for run, gs, bs in points:
+            if turn == 0:
+                launches(gs, bs)  # builds, and warms the caches
+            samples[run, bs].append(launches(gs, bs))
+    return {point: float(np.median(times)) for point, times in samples.items()}
+
+
+def fastest_walk(times: dict) -> tuple[int, int]:
+    """(run, BS) of the fastest point of :func:`walk_times`."""
+    return min(times, key=times.get)
 
 
 def _read_bandwidth(queue: Queue, stream) -> float:

@@ -1,11 +1,12 @@
-"""The probe's walk (portgemm.auto.phvm.walk_times) as a table of run x BS, ms:
+"""The probe's walk (portgemm.runtime.probe.walk_times) as a table of run x BS, ms:
 python walk-table.py OUT.json"""
-import sys, json, portgemm
-from portgemm.auto import phvm
+import sys, json, time, portgemm
+from portgemm.runtime import probe
 d = portgemm.select_device("intel")
-t = phvm.walk_times(d)
+start = time.perf_counter()
+t = probe.walk_times(d)
 runs = sorted({r for r, _ in t}); bss = sorted({b for _, b in t})
 print("run " + " ".join(f"{b:>6}" for b in bss))
 for r in runs: print(f"{r:<4}" + " ".join(f"{t[r, b]:6.1f}" for b in bss))
-print("fastest", phvm.fastest_walk(t))
+print("fastest", probe.fastest_walk(t), f"({time.perf_counter() - start:.1f} s)")
 json.dump({f"{r}x{b}": v for (r, b), v in t.items()}, open(sys.argv[1], "w"))
