@@ -306,10 +306,11 @@ def test_a_small_float64_c_over_a_deep_k_stays_on_the_tensor_cores(m, n, k, monk
 def test_a_shallow_k_on_intels_cpu_runtime_runs_vec(m, n, k, itemsize, monkeypatch,
                                                     tmp_path):
     """On Intel's CPU runtime with AVX-512 a C of K <= 32 in float64, of K = 9-48 and
-    512K values or more in float32 (an Intel CPU only), shallow-k or of a size class, runs vec's tiles of 8
-    rows by 128 bytes with B in place (on a Xeon of model 207 1.02-2.84x faster than
-    panel's packed tiles, bench/results/2026-11-27-cpu-xeon207-shallow-vec); a K out of
-    the bounds, a small float32 C, a skinny C, AVX2 and PoCL keep their choices."""
+    512K values or more in float32 (an Intel CPU only), shallow-k or of a size class,
+    runs vec's tiles of 8 rows by 128 bytes with B in place (on a Xeon of model 207
+    1.02-2.84x faster than panel's packed tiles,
+    bench/results/2026-11-27-cpu-xeon207-shallow-vec); a K out of the bounds, a small
+    float32 C, a skinny C, AVX2 and PoCL keep their choices."""
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     intel = fabricated_cpu("Intel(R) Xeon(R) Processor", "Intel(R) Corporation",
                            "Intel(R) OpenCL")
@@ -328,7 +329,7 @@ def test_a_shallow_k_on_intels_cpu_runtime_runs_vec(m, n, k, itemsize, monkeypat
     pocl = fabricated_cpu("pthread-Intel(R) Xeon(R) Processor", "GenuineIntel",
                           "Portable Computing Language")
     assert "AVX-512: vec" not in choose(pocl, m, n, k, itemsize).reason
-    # an AMD CPU: float64 alike, float32 keeps panel (1.0-1.8x faster on a Zen 5)
+    # an AMD CPU: float64 alike, float32 keeps panel (1.0-1.9x faster on a Zen 5)
     amd = fabricated_cpu("AMD EPYC", "Intel(R) Corporation", "Intel(R) OpenCL")
     assert (choose(amd, m, n, k, itemsize).variant == "vec") == (itemsize == 8)
     unknown = fabricated_cpu("Some CPU", "Intel(R) Corporation", "Intel(R) OpenCL")

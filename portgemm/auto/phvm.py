@@ -42,11 +42,11 @@ On a CPU two readings are ours, not the paper's.
   many work-items a group holds. Each step of a run lands on another page of A and of B
   (the next work-item reads the next values of the same pages, fast while the core's
   TLB and caches still hold them), and how that goes with a group's size no OpenCL
-  query tells. So the grid is the one that gives every work-item a run of
-  ``run`` steps (GS * BS = K / run, a group a core at least) in groups of ``group``,
-  the pair at which the paper's kernel itself (Algorithm 1 as written, at a small
-  tall-skinny shape) ran fastest over a grid of runs and group sizes (``run_steps``, ``group_size``:
-  :func:`portgemm.runtime.probe.walk_times`).
+  query tells. So the grid is the one that gives every work-item a run of ``run``
+  steps (GS * BS = K / run, a group a core at least) in groups of ``group``, the pair
+  at which the paper's kernel itself (Algorithm 1 as written, at a small tall-skinny
+  shape) ran fastest over a grid of runs and group sizes (``run_steps``,
+  ``group_size``: :func:`portgemm.runtime.probe.walk_times`).
   How that reading came about:
 
   - The run first (probe version 3) came from a plain walk of two streams at one group
@@ -144,8 +144,6 @@ def configurations(c: PhvmConstants, k: int | None = None) -> list[tuple[int, in
     return found
 
 
-
-
 def optimum(c: PhvmConstants, m: int, n: int, k: int) -> tuple[int, int, float]:
     """(GS, BS, cost) of the cheapest allowed configuration; on a CPU's line of a run
     (``c.run`` and ``k``), the probe's group size (the largest allowed BS up to it; with
@@ -185,4 +183,3 @@ def strides_alias(device: Device) -> bool:
 
 def with_u_sm(c: PhvmConstants, u_sm: float) -> PhvmConstants:
     return replace(c, u_sm=u_sm)
-

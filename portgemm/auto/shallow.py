@@ -41,7 +41,7 @@ at 700^2 x 24 (0.49M values, so C needs 512K); K <= 8 keeps panel's shallow tile
 
 The CPU rule goes by the maker in the CPU's name (its brand string), since the two
 makers seen split on float32. On a 2-core AMD EPYC (Zen 5) float32's vec 8 x 32 ran
-1.0-1.8x slower than panel's packed tiles at eight shapes of K = 9-48 in the wall time of
+1.0-1.9x slower than panel's packed tiles at eight shapes of K = 9-48 in the wall time of
 the whole call, 8759 x 469 x 29 at 24% of numpy in kernel time
 (bench/results/2026-11-27-cpu-zen5-survey); float64's 8 x 16 ran level with panel or
 up to 2x faster there, as on the Xeon.
