@@ -897,8 +897,10 @@ def test_the_walk_covers_every_run_and_group_size_and_keeps_the_fastest(any_devi
     k = probing.WALK_SHAPE[2]
     cpu = replace(phvm.NAMED["a100-pcie-40gb"], sm_num=any_device.compute_units,
                   sms=1024, ws=sizes[0], max_bs=limit, odd_grid=True, run=16)
+    least = probing.made_odd(any_device.compute_units, True)  # a group a compute unit
     for run, gs, bs in points:
-        assert gs % 2 == 1 and gs * bs >= k / run > (gs - 2) * bs or gs <= 3
+        assert gs % 2 == 1 and gs * bs >= k / run
+        assert (gs - 2) * bs < k / run or gs == least  # the fewest groups that give the run
         assert (gs, bs) in phvm.configurations(replace(cpu, run=run), k) or bs > cpu.sms
     assert probing.fastest_walk({(16, 1024): 9.0, (128, 64): 7.5, (256, 16): 7.6}) == (128, 64)
 
