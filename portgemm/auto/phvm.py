@@ -60,7 +60,7 @@ On a CPU two readings are ours, not the paper's.
   - On a Zen 5 that walk ran at full speed to 128 steps, but the paper's kernel did not
     at BS = 1024: 23 x 1024 took 1.8-1.9x the fastest in turns, while BS = 16-64 on the
     same line came within 1.1x. Timing the paper's kernel over both run and group size
-    put its point at 1.05-1.15x in eight runs, within 10% in five
+    put its point at 1.00-1.14x in five runs, within 10% in four
     (``bench/results/2026-11-27-cpu-zen5-phvm``).
 
 The model's unit is whatever the sigmas are in: the paper's tables are in clock cycles,
