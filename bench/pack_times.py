@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 import portgemm
-from portgemm.backends.opencl import _options
+from portgemm.families.launch import kernel_options
 from portgemm.families.packing import pack_b_step
 from portgemm.families.sources import read_kernel
 
@@ -46,7 +46,7 @@ def main():
             for by_rows in (False, True):
                 step, elements = pack_b_step(n, k, args.width, "W0", by_rows=by_rows)
                 kernel = queue.kernel(read_kernel(step.source_file), step.kernel,
-                                      _options(step.defines, np.dtype(np.float32), False,
+                                      kernel_options(step.defines, np.dtype(np.float32), False,
                                                order == "F"))
                 panels = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, elements * 4)
                 ways[step.kernel] = (kernel, step.ndrange, panels, [])

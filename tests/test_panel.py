@@ -193,7 +193,7 @@ def test_b_packed_into_panels(device, by_rows, b_order, n, k):
     copies steps (300 of them) or fewer."""
     import pyopencl as cl
 
-    from portgemm.backends.opencl import _options
+    from portgemm.families.launch import kernel_options
     from portgemm.families.packing import pack_b_step
     from portgemm.families.sources import read_kernel
     from portgemm.runtime.queue import Queue
@@ -203,7 +203,7 @@ def test_b_packed_into_panels(device, by_rows, b_order, n, k):
                    order=b_order)
     step, elements = pack_b_step(n, k, 48, "W0", by_rows=by_rows)
     kernel = queue.kernel(read_kernel(step.source_file), step.kernel,
-                          _options(step.defines, np.dtype(np.float32), False, b_order == "F"))
+                          kernel_options(step.defines, np.dtype(np.float32), False, b_order == "F"))
     poisoned = np.full(elements, np.nan, np.float32)
     flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
     source = cl.Buffer(queue.context, flags, hostbuf=np.ravel(b, order="K"))

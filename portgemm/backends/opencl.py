@@ -12,7 +12,7 @@ from ..auto.default import named_defaults
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
-from ..families.sources import read_kernel
+from ..families.launch import build_options, launch_plan  # noqa: F401 (callers import them here)
 from ..operands import as_operand, is_device_array
 from ..result import GemmResult
 from ..runtime.device import Device
@@ -20,32 +20,6 @@ from ..runtime.queue import Queue
 from ..runtime.selectors import DeviceSpec, select_device, select_devices
 from . import Resolved
 from .transfers import Transfer, policy_for
-
-
-def build_options(variant: Variant, params: Mapping, dtype: np.dtype,
-                  a_colmajor: bool, b_colmajor: bool) -> tuple[str, ...]:
-    """The -D options that select one compiled kernel of a variant's family."""
-    return _options(variant.checked_defines(params), dtype, a_colmajor, b_colmajor)
-
-
-def _options(defines, dtype: np.dtype, a_colmajor: bool, b_colmajor: bool) -> tuple[str, ...]:
-    real = "double" if dtype == np.float64 else "float"
-    merged = {"REAL": real, "USE_FP64": int(dtype == np.float64),
-              "A_COLMAJOR": int(a_colmajor), "B_COLMAJOR": int(b_colmajor), **dict(defines)}
-    return tuple(f"-D{name}={value}" for name, value in sorted(merged.items())) + (
-        "-cl-mad-enable",)
-
-
-@memoize(maxsize=512)
-def launch_plan(variant: Variant, params: tuple, m: int, n: int, k: int, dtype: np.dtype,
-                a_colmajor: bool, b_colmajor: bool):
-    """(LaunchPlan, each step's kernel source, each step's build options) of one call,
-    remembered: repeated shapes skip the work."""
-    plan = variant.plan(m, n, k, dict(params), dtype.itemsize)
-    sources = tuple(read_kernel(step.source_file) if step.source_file else variant.source
-                    for step in plan.steps)
-    options = tuple(_options(step.defines, dtype, a_colmajor, b_colmajor) for step in plan.steps)
-    return plan, sources, options
 
 
 def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,

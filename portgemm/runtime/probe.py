@@ -209,13 +209,9 @@ def measure(device: Device) -> Probe:
                       .kernel_ms, ALU_STEPS)
 
     read_gbs = _read_bandwidth(queue, kernel("stream_read"))
-    run_steps, group_size = _walk(device) if device.type == "cpu" else (0, 0)
+    run_steps, group_size = fastest_walk(walk_times(device)) if device.type == "cpu" else (0, 0)
     return Probe(global_ns, local_ns, add_ns, mul_ns, read_gbs, float(device.max_clock_mhz),
                  run_steps, group_size)
-
-
-def _walk(device: Device) -> tuple[int, int]:
-    return fastest_walk(walk_times(device))
 
 
 # --- a CPU's run and group size: the paper's kernel itself ------------------------------
@@ -256,25 +252,29 @@ def walk_times(device: Device, points=None, rounds: int = WALK_ROUNDS) -> dict:
     line changes the times): the points take turns ``rounds`` times (a slow spell of a
     shared host falls on all), each point's time the median of its rounds."""
     from ..backends.transfers import Transfer, policy_for
-    from ..families.sources import read_kernel
+    from ..families import get_variant
+    from ..families.launch import launch_plan
 
-    queue, source = Queue(device), read_kernel("phvm.cl")
+    queue, phvm = Queue(device), get_variant("phvm")
     transfer = Transfer(queue, policy_for(device))
     m, n, k = WALK_SHAPE
     rng = np.random.default_rng(0)
     host = (rng.uniform(-1, 1, (m, k)).astype(np.float32),
             rng.uniform(-1, 1, (k, n)).astype(np.float32))
-    a, b = (transfer.input(operand) for operand in host)
-    c = queue.to_device(np.zeros(m * n, np.float32))  # the sums are not looked at
     i32 = np.int32
+    values = dict(zip("AB", (transfer.input(operand) for operand in host)),
+                  C=queue.to_device(np.zeros(m * n, np.float32)),  # the sums are not looked at
+                  M=i32(m), N=i32(n), K=i32(k), lda=i32(k), ldb=i32(n), ldc=i32(n))
     points = walk_points(device) if points is None else points
 
     def launches(gs: int, bs: int) -> float:
-        gemm = queue.kernel(source, "gemm", (f"-DBS={bs}", "-DELEMENT_LAUNCHES=1",
-                                             "-cl-mad-enable"))
-        events = [queue.submit(gemm, NDRange(gs * bs, bs), i32(m), i32(n), i32(k), a, i32(k),
-                               b, i32(n), c, i32(n), i32(element))
-                  for element in range(m * n)]
+        """Kernel time of the plan's launches, one an element of C."""
+        params = phvm.resolve({"GS": gs, "BS": bs, "ELEMENT_LAUNCHES": 1})
+        plan, sources, options = launch_plan(phvm, tuple(params.items()), m, n, k,
+                                             np.dtype(np.float32), False, False)
+        events = [queue.submit(queue.kernel(source, step.kernel, option), step.ndrange,
+                               *(values[x] if isinstance(x, str) else i32(x) for x in step.args))
+                  for step, source, option in zip(plan.steps, sources, options)]
         return sum(event.kernel_ms for event in events)
 
     samples = {(run, bs): [] for run, _, bs in points}
