@@ -202,8 +202,8 @@ def test_b_packed_into_panels(device, by_rows, b_order, n, k):
     b = np.asarray(np.random.default_rng(n + k).standard_normal((k, n)), np.float32,
                    order=b_order)
     step, elements = pack_b_step(n, k, 48, "W0", by_rows=by_rows)
-    kernel = queue.kernel(read_kernel(step.source_file), step.kernel,
-                          kernel_options(step.defines, np.dtype(np.float32), False, b_order == "F"))
+    options = kernel_options(step.defines, np.dtype(np.float32), False, b_order == "F")
+    kernel = queue.kernel(read_kernel(step.source_file), step.kernel, options)
     poisoned = np.full(elements, np.nan, np.float32)
     flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
     source = cl.Buffer(queue.context, flags, hostbuf=np.ravel(b, order="K"))

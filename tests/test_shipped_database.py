@@ -342,7 +342,7 @@ def test_a_shallow_k_on_intels_cpu_runtime_runs_vec(m, n, k, itemsize, monkeypat
     ("AMD Ryzen 9 7950X 16-Core Processor", "AMD"), ("Some CPU", ""),
     ("Intel(R) Core(TM) Ultra 7 155H", "Intel")])
 def test_a_cpus_maker_from_its_name(name, maker):
-    from portgemm.auto.shallow import cpu_maker
+    from portgemm.auto.traits import cpu_maker
 
     assert cpu_maker(fabricated_cpu(name, "Intel(R) Corporation", "Intel(R) OpenCL")) == maker
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 from ..runtime.device import Device
 from .compiler import compiler_kind
 from .shapes import SIZE_CLASSES
+from .traits import cpu_maker
 
 VECTOR_BYTES = 16
 # on a GPU, by itemsize: (K at most, rows of a tile), the last the deepest K that goes
@@ -114,10 +115,3 @@ def shallow_params(device: Device, own: str, m: int, n: int, k: int,
                         f"rows x {params['tile_x']}, B in place (an {maker} CPU)")
     return None
 
-
-def cpu_maker(device: Device) -> str:
-    """'Intel' or 'AMD' as a CPU device's name (the CPU's brand string, after a driver's
-    prefix such as PoCL's) says, else ''."""
-    words = device.name.replace("-", " ").split()
-    return next((maker for maker in ("Intel", "AMD")
-                 if any(word.startswith(maker) for word in words)), "")

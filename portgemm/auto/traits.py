@@ -95,6 +95,14 @@ def host_l2(root: str = "/sys/devices/system/cpu/cpu0/cache") -> int:
     return 0
 
 
+def cpu_maker(device: Device) -> str:
+    """'Intel' or 'AMD' as a CPU device's name (the CPU's brand string, after a driver's
+    prefix such as PoCL's) says, else ''."""
+    words = device.name.replace("-", " ").split()
+    return next((maker for maker in ("Intel", "AMD")
+                 if any(word.startswith(maker) for word in words)), "")
+
+
 def _attribute(device: Device, name: str):
     try:
         return getattr(device.handle, name)
