@@ -30,6 +30,8 @@ def test_every_transfer_policy(device, policy, monkeypatch):
         out = np.full((shape[0], shape[1]), np.nan, np.float32)
         assert portgemm.gemm(np.asfortranarray(a), b, device=device, out=out).c is out
         assert_close(out, a, b)
+        a.flags.writeable = b.flags.writeable = False  # a read-only memmap, a broadcast view
+        assert_close(portgemm.gemm(a, b, device=device, poison=np.nan).c, a, b)
 
 
 def test_staged_copies_many_chunks_in_a_row(any_device, monkeypatch):
