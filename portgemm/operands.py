@@ -36,13 +36,16 @@ def host_arrays_only(a, b, backend: str) -> None:
                         f"OpenCL device (use backend='opencl', or .get() them first)")
 
 
-def check_out(out, shape: tuple[int, int], dtype) -> None:
-    """``out`` must be a C-contiguous (M, N) array of the operands' dtype."""
+def check_out(out, shape: tuple[int, ...], dtype) -> None:
+    """``out`` must be a writable, C-contiguous array of C's shape (M, N) and the
+    operands' dtype."""
     if tuple(out.shape) != tuple(shape) or out.dtype != dtype:
-        raise ParameterError(f"out must be a ({shape[0]}, {shape[1]}) {np.dtype(dtype)} array, "
+        raise ParameterError(f"out must be a {tuple(shape)} {np.dtype(dtype)} array, "
                              f"got {tuple(out.shape)} {out.dtype}")
     if not out.flags.c_contiguous:
         raise ParameterError("out must be C-contiguous (C is written row by row)")
+    if not getattr(out.flags, "writeable", True):  # device arrays have no such flag
+        raise ParameterError("out is read-only")
 
 
 def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -59,12 +62,7 @@ def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
     for label, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise ValueError(f"{label} must be a 2-D matrix, got {x.ndim}-D shape {x.shape}")
-        if x.dtype not in SUPPORTED_DTYPES:
-            raise TypeError(f"{label} has dtype {x.dtype}; supported dtypes are float32 "
-                            f"and float64")
-    if a.dtype != b.dtype:
-        raise TypeError(f"a is {a.dtype} and b is {b.dtype}: both must be float32 or both "
-                        f"float64 (convert one with .astype)")
+    check_dtypes(a, b)
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"shapes {a.shape} and {b.shape} do not align: a has {a.shape[1]} "
                          f"columns, b has {b.shape[0]} rows")
@@ -74,6 +72,17 @@ def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
         raise ParameterError(f"a matrix of {max(m * k, k * n, m * n)} elements exceeds the "
                              f"kernels' 32-bit index limit of {MAX_ELEMENTS}")
     return a, b
+
+
+def check_dtypes(a, b) -> None:
+    """TypeError unless A and B are both float32 or both float64."""
+    for label, x in (("a", a), ("b", b)):
+        if x.dtype not in SUPPORTED_DTYPES:
+            raise TypeError(f"{label} has dtype {x.dtype}; supported dtypes are float32 "
+                            f"and float64")
+    if a.dtype != b.dtype:
+        raise TypeError(f"a is {a.dtype} and b is {b.dtype}: both must be float32 or both "
+                        f"float64 (convert one with .astype)")
 
 
 def is_empty_product(a: np.ndarray, b: np.ndarray) -> bool:
