@@ -13,6 +13,7 @@ from .errors import ParameterError
 from .operands import (check_device_memory, check_operands, check_out, is_device_array,
                        is_empty_product, layout_of)
 from .result import GemmResult
+from .stacks import is_plain, matmul_stacks
 
 EMPTY_PRODUCT_REASON = "no kernel ran: M, N or K is 0 (C is empty or all zeros, as in numpy)"
 
@@ -20,7 +21,8 @@ EMPTY_PRODUCT_REASON = "no kernel ran: M, N or K is 0 (C is empty or all zeros, 
 def gemm(a, b, *, device: Any = None, variant: str = "auto",
          params: Mapping[str, Any] | None = None, backend: str = DEFAULT_BACKEND,
          poison: float | None = None, out=None) -> GemmResult:
-    """C = A @ B, returned with the kernel and wall times and what ran.
+    """C = A @ B for two matrices, returned with the kernel and wall times and what ran
+    (:func:`matmul` also takes vectors and stacks, as numpy does).
 
     backend: "opencl" (default), "host" (serial references and the threaded CPU GEMM;
       ``device`` must be None or "host") or "dpex" (numba-dpex kernels; ``device`` is a
@@ -94,10 +96,24 @@ def _empty_product(backend: Backend, resolved: Resolved, shape: tuple[int, int, 
 
 def matmul(a, b, *, device: Any = None, variant: str = "auto",
            params: Mapping[str, Any] | None = None, backend: str = DEFAULT_BACKEND, out=None):
-    """C = A @ B, an (M, N) array of the inputs' dtype (numpy, or a device array when the
-    operands are; ``out`` when given); see :func:`gemm` for arguments."""
-    return gemm(a, b, device=device, variant=variant, params=params, backend=backend,
-                out=out).c
+    """C = A @ B by numpy's rules, an array of the inputs' dtype (numpy, or a device array
+    when the operands are; ``out`` when given); see :func:`gemm` for the arguments.
+
+    Beyond two matrices (which is :func:`gemm`'s whole job) it takes what ``numpy.matmul``
+    takes: a 1-D ``a`` is a row and a 1-D ``b`` a column, the axis dropped from the
+    result (two vectors give a scalar); more dimensions are stacks of matrices whose
+    leading axes broadcast (numpy operands). A stack times one matrix runs as one
+    product where that pays, else one a pair of matrices (``portgemm.stacks``).
+    """
+    if is_plain(a, b):
+        return gemm(a, b, device=device, variant=variant, params=params, backend=backend,
+                    out=out).c
+
+    def product(a2, b2, out2):
+        return gemm(a2, b2, device=device, variant=variant, params=params,
+                    backend=backend, out=out2).c
+
+    return matmul_stacks(a, b, product, out=out)
 
 
 def variants(device: Any = None, backend: str = DEFAULT_BACKEND) -> list[str]:

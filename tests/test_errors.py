@@ -19,8 +19,9 @@ def ones(*shape, dtype=F32):
     (ones(2, 3, 4), ones(4, 2)),    # 3-D
 ])
 def test_bad_shapes_raise_value_error(any_device, a, b):
-    with pytest.raises(ValueError):
-        portgemm.matmul(a, b, device=any_device)
+    """gemm takes two matrices (matmul takes vectors and stacks too: test_stacks.py)."""
+    with pytest.raises(ValueError, match="2-D|do not align"):
+        portgemm.gemm(a, b, device=any_device)
 
 
 def test_empty_operands_follow_numpy(any_device):

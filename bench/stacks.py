@@ -1,0 +1,85 @@
+"""Stacks of matrices through portgemm.matmul: the one product it runs where one side is a
+single matrix, against a product per matrix and against numpy.matmul (wall time of the
+whole call, numpy in and out; rounds in turn, median of each side's best-of-3).
+
+    python bench/stacks.py [--device intel] [--rounds 5] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+import portgemm
+
+# (a's shape, b's shape): a stack of A times one B, one A times a stack of B, two stacks
+CASES = [((64, 128, 128), (128, 128)), ((128, 128), (64, 128, 128)),
+         ((256, 32, 64), (64, 64)), ((64, 64), (256, 64, 32)),
+         ((16, 512, 512), (512, 512)), ((512, 512), (16, 512, 512)),
+         ((64, 128, 128), (64, 128, 128))]
+
+
+def best_of(call, count=3) -> float:
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1e3)
+    return min(times)
+
+
+def one_product_each(a, b, device):
+    """What a call would cost with a product per matrix: portgemm.gemm per pair."""
+    stack = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_all = np.broadcast_to(a, stack + a.shape[-2:])
+    b_all = np.broadcast_to(b, stack + b.shape[-2:])
+    c = np.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
+    for index in np.ndindex(*stack):
+        portgemm.gemm(a_all[index], b_all[index], device=device, out=c[index])
+    return c
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    device = portgemm.select_device(args.device) if args.device else None
+    rng = np.random.default_rng(0)
+    rows = []
+    print(f"device: {(device or portgemm.select_device(None)).description}")
+    print(f"{'a':>16} {'b':>16} {'matmul ms':>10} {'per pair':>10} {'numpy':>10} "
+          f"{'pairs/matmul':>12} {'numpy/matmul':>12}")
+    for a_shape, b_shape in CASES:
+        a = rng.standard_normal(a_shape).astype(args.dtype)
+        b = rng.standard_normal(b_shape).astype(args.dtype)
+        ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        c = portgemm.matmul(a, b, device=device)
+        error = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
+        one_product_each(a, b, device)  # warm-up: builds and choices
+        sides = {"matmul": [], "pairs": [], "numpy": []}
+        for _ in range(args.rounds):
+            sides["matmul"].append(best_of(lambda: portgemm.matmul(a, b, device=device)))
+            sides["pairs"].append(best_of(lambda: one_product_each(a, b, device)))
+            sides["numpy"].append(best_of(lambda: np.matmul(a, b)))
+        ms = {side: statistics.median(times) for side, times in sides.items()}
+        rows.append({"a": a_shape, "b": b_shape, "dtype": args.dtype, "rel_err": error,
+                     **{f"{side}_ms": value for side, value in ms.items()},
+                     "rounds": sides})
+        print(f"{str(a_shape):>16} {str(b_shape):>16} {ms['matmul']:10.3f} "
+              f"{ms['pairs']:10.3f} {ms['numpy']:10.3f} {ms['pairs'] / ms['matmul']:12.2f} "
+              f"{ms['numpy'] / ms['matmul']:12.2f}   err {error:.1e}")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump({"device": (device or portgemm.select_device(None)).description,
+                       "rows": rows}, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()

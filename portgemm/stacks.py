@@ -1,0 +1,127 @@
+"""numpy's ``matmul`` rules for operands that are not two matrices, on portgemm's 2-D
+products.
+
+A 1-D ``a`` is one row and a 1-D ``b`` one column; the result drops that axis again. An
+operand of more than two dimensions is a stack of matrices in its last two axes, and the
+leading axes of the two stacks broadcast. Where only one side is a stack the whole stack
+is one product where that pays:
+  a stack of A times one B: A's rows one after another, (S·M × K) @ B, C's stack a view
+  (no copy where A's stack lies contiguously);
+  one A times a stack of small B: B's matrices side by side, A @ (K × S·N), C's columns
+  reordered into the stack (B and C copied, which pays only while a call a matrix
+  costs more: SIDE_BY_SIDE_VALUES).
+Otherwise, and for two stacks, a product runs a pair of matrices.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .operands import check_dtypes, check_out, is_device_array
+
+# one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
+Product = Callable[..., object]
+
+# A times a stack of B side by side up to B's of this many values: past them, copying B
+# and C costs more than a call a matrix (Zen 5, Intel's CPU runtime: 1.5-13x faster at
+# 64 x 32 to 128 x 128, 0.6-1.0x at 192 x 192 to 512 x 512; bench/stacks.py)
+SIDE_BY_SIDE_VALUES = 128 * 128
+
+
+def is_plain(a, b) -> bool:
+    """Two matrices: the common call, which goes to :func:`portgemm.gemm` untouched."""
+    return getattr(a, "ndim", None) == 2 and getattr(b, "ndim", None) == 2
+
+
+def matmul_stacks(a, b, product: Product, out=None):
+    """``a @ b`` by numpy's rules, one :data:`Product` per 2-D product it needs.
+
+    Before any product runs: ValueError for a 0-D operand, inner dimensions that differ,
+    stacks that do not broadcast, a stack beside a device array, or an ``out`` that
+    is not a writable C-contiguous array of the result's shape and dtype; TypeError for
+    dtypes as :func:`portgemm.gemm`.
+    """
+    a = a if is_device_array(a) else np.asarray(a)
+    b = b if is_device_array(b) else np.asarray(b)
+    for label, x in (("a", a), ("b", b)):
+        if x.ndim == 0:
+            raise ValueError(f"{label} is 0-D: matmul needs a vector or a matrix (use * for "
+                             f"a scalar)")
+    if max(a.ndim, b.ndim) > 2 and (is_device_array(a) or is_device_array(b)):
+        raise ValueError(f"stacks of matrices are taken as numpy arrays only; here a is "
+                         f"{_kind(a)} of shape {a.shape} and b {_kind(b)} of shape {b.shape}")
+    check_dtypes(a, b)
+    a2 = a.reshape((1, a.shape[0])) if a.ndim == 1 else a
+    b2 = b.reshape((b.shape[0], 1)) if b.ndim == 1 else b
+    m, k = a2.shape[-2:]
+    if b2.shape[-2] != k:
+        raise ValueError(f"shapes {a.shape} and {b.shape} do not align: a has {k} columns, "
+                         f"b has {b2.shape[-2]} rows")
+    n = b2.shape[-1]
+    try:
+        stack = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise ValueError(f"the stacks of shapes {a.shape} and {b.shape} do not broadcast: "
+                         f"{a2.shape[:-2]} against {b2.shape[:-2]}") from None
+    final = stack + (m,) * (a.ndim > 1) + (n,) * (b.ndim > 1)
+    if out is not None:
+        check_out(out, final, a.dtype)
+    full = stack + (m, n)
+    target = None if out is None else out.reshape(full)
+    c = _product_of_stacks(a2, b2, stack, product, target)
+    if out is not None:
+        return out
+    c = c.reshape(final)
+    return c[()] if c.ndim == 0 and not is_device_array(c) else c  # numpy gives a scalar
+
+
+def _product_of_stacks(a, b, stack: tuple, product: Product, out):
+    """C of shape stack + (M, N) for A (..., M, K) and B (..., K, N), into ``out`` if given."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    count = int(np.prod(stack, dtype=np.int64))
+    if a.ndim == 2 and b.ndim == 2:
+        return product(a, b, out)
+    if _one_matrix(b):  # A's rows one after another (reshape copies only a strided stack)
+        rows = _stacked(a, stack).reshape(count * m, k)
+        c = product(rows, b.reshape(k, n), None if out is None else out.reshape(count * m, n))
+        return c.reshape(stack + (m, n)) if out is None else out
+    if _one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES:
+        # B's matrices side by side, then C's column blocks into a stack
+        columns = _stacked(b, stack).reshape(count, k, n)
+        joined = np.ascontiguousarray(columns.transpose(1, 0, 2)).reshape(k, count * n)
+        wide = product(a.reshape(m, k), joined, None)
+        parts = wide.reshape(m, count, n).transpose(1, 0, 2).reshape(stack + (m, n))
+        if out is None:
+            return np.ascontiguousarray(parts)
+        out[...] = parts
+        return out
+    c = np.empty(stack + (m, n), a.dtype) if out is None else out
+    for index in np.ndindex(*stack):
+        product(_matrix(a, index), _matrix(b, index), c[index])
+    return c
+
+
+def _one_matrix(x) -> bool:
+    """True when every matrix of the stack ``x`` is the same one (its stack axes are 1)."""
+    return all(size == 1 for size in x.shape[:-2])
+
+
+def _stacked(x, stack: tuple):
+    """``x`` with the stack's shape: itself where it has as many matrices (a broadcast
+    view is read-only, and a read-only operand costs a copy on its way to the device)."""
+    if int(np.prod(x.shape[:-2], dtype=np.int64)) == int(np.prod(stack, dtype=np.int64)):
+        return x
+    return np.broadcast_to(x, stack + x.shape[-2:])
+
+
+def _matrix(x, index: tuple):
+    """The matrix of ``x`` at a stack index, by broadcasting: a view of ``x`` itself."""
+    own = index[len(index) - (x.ndim - 2):] if x.ndim > 2 else ()
+    return x[tuple(i if size > 1 else 0 for i, size in zip(own, x.shape[:-2]))]
+
+
+def _kind(x) -> str:
+    return "a device array" if is_device_array(x) else "a numpy array"

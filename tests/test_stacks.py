@@ -1,0 +1,169 @@
+"""``portgemm.matmul`` takes what ``numpy.matmul`` takes: vectors and stacks of matrices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.stacks import matmul_stacks
+from portgemm.verify import reference, relative_error, tolerance
+
+# (a's shape, b's shape): vectors, a stack on either side or both, stacks that broadcast,
+# size-1 and empty stacks, primes and a deep K
+CASES = [
+    ((37,), (37, 11)),
+    ((29, 37), (37,)),
+    ((101,), (101,)),
+    ((4, 13, 37), (37, 11)),
+    ((13, 37), (5, 37, 11)),
+    ((2, 3, 7, 19), (3, 19, 5)),
+    ((2, 1, 7, 19), (3, 19, 5)),
+    ((1, 7, 19), (3, 19, 5)),
+    ((3, 7, 19), (1, 1, 19, 5)),
+    ((3, 7, 1031), (1031,)),
+    ((1031,), (3, 1031, 6)),
+    ((0, 7, 19), (19, 5)),
+    ((7, 19), (0, 19, 5)),
+    ((2, 7, 0), (2, 0, 5)),
+    ((1, 1), (3, 1, 1)),
+]
+
+
+def operand(shape, dtype, rng):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def check(c, a, b):
+    """C against float64 numpy: shape, dtype, every element written and close."""
+    ref = reference(a, b)
+    assert np.shape(c) == ref.shape and np.asarray(c).dtype == a.dtype
+    if ref.ndim == 0:
+        assert np.isscalar(c), "two vectors give a scalar, as in numpy"
+    assert relative_error(np.asarray(c), ref) <= tolerance(a.dtype, a.shape[-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", CASES, ids=lambda s: f"{s[0]}@{s[1]}")
+def test_numpy_rules(device, shapes, dtype):
+    rng = np.random.default_rng([len(shapes[0]), *shapes[0], *shapes[1]])
+    a, b = operand(shapes[0], dtype, rng), operand(shapes[1], dtype, rng)
+    check(portgemm.matmul(a, b, device=device), a, b)
+
+
+@pytest.mark.parametrize("shapes", [((4, 13, 37), (37, 11)), ((13, 37), (5, 37, 11)),
+                                    ((2, 3, 7, 19), (3, 19, 5)), ((3, 7, 19), (19,)),
+                                    ((19,), (19, 6))])
+def test_out_poisoned_is_filled_and_returned(device, shapes):
+    rng = np.random.default_rng(7)
+    a, b = operand(shapes[0], np.float32, rng), operand(shapes[1], np.float32, rng)
+    out = np.full(np.matmul(a, b).shape, np.nan, np.float32)
+    assert portgemm.matmul(a, b, device=device, out=out) is out
+    check(out, a, b)
+
+
+def test_strided_and_transposed_stacks(any_device):
+    rng = np.random.default_rng(3)
+    a = operand((6, 40, 30), np.float32, rng)
+    b = operand((30, 12), np.float32, rng)
+    for view in (a[::2], a.transpose(0, 2, 1)[:, :, ::2], a[:, ::3]):
+        right = b if view.shape[-1] == 30 else operand((view.shape[-1], 12), np.float32, rng)
+        check(portgemm.matmul(view, right, device=any_device), view, right)
+    c = operand((3, 30, 12), np.float32, rng)
+    check(portgemm.matmul(a[:3], c[:, :, ::-1], device=any_device), a[:3], c[:, :, ::-1])
+
+
+def test_read_only_operands(device):
+    """A broadcast view is read-only; a stack of it times a matrix runs as one product."""
+    rng = np.random.default_rng(5)
+    row = operand((9, 23), np.float32, rng)
+    stack = np.broadcast_to(row, (4, 9, 23))
+    b = operand((23, 8), np.float32, rng)
+    b.flags.writeable = False
+    check(portgemm.matmul(stack, b, device=device), stack, b)
+    check(portgemm.matmul(row, b, device=device), row, b)
+
+
+class Recorder:
+    """A stand-in for one 2-D product that records the shapes it is given."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, a, b, out):
+        self.calls.append((a.shape, b.shape))
+        c = a.astype(np.float64) @ b.astype(np.float64)
+        if out is None:
+            return c.astype(a.dtype)
+        out[...] = c
+        return out
+
+
+@pytest.mark.parametrize("shapes, products", [
+    (((4, 13, 37), (37, 11)), [((52, 37), (37, 11))]),        # A's rows one after another
+    (((2, 3, 13, 37), (1, 37, 11)), [((78, 37), (37, 11))]),
+    (((13, 37), (5, 37, 11)), [((13, 37), (37, 55))]),        # B's matrices side by side
+    (((1, 13, 37), (2, 5, 37, 11)), [((13, 37), (37, 110))]),
+    (((37,), (5, 37, 11)), [((1, 37), (37, 55))]),
+    (((13, 130), (3, 130, 130)), [((13, 130), (130, 130))] * 3),  # B's too large to join
+    (((2, 13, 37), (2, 37, 11)), [((13, 37), (37, 11))] * 2),  # two stacks: a pair each
+    (((2, 1, 13, 37), (3, 37, 11)), [((13, 37), (37, 11))] * 6),
+    (((13, 37), (37,)), [((13, 37), (37, 1))]),
+])
+def test_a_stack_beside_one_matrix_is_one_product_where_that_pays(shapes, products):
+    rng = np.random.default_rng(11)
+    a, b = operand(shapes[0], np.float32, rng), operand(shapes[1], np.float32, rng)
+    record = Recorder()
+    check(matmul_stacks(a, b, record), a, b)
+    assert record.calls == products
+
+
+@pytest.mark.parametrize("a, b, error, says", [
+    (np.float32(2), np.ones((2, 2), np.float32), ValueError, "0-D"),
+    (np.ones((3, 4), np.float32), np.ones(5, np.float32), ValueError, "do not align"),
+    (np.ones((2, 3, 4), np.float32), np.ones((3, 4, 5), np.float32), ValueError,
+     "do not broadcast"),
+    (np.ones((2, 3, 4), np.int32), np.ones((4, 5), np.int32), TypeError, "float32 and float64"),
+    (np.ones(4, np.float32), np.ones(4, np.float64), TypeError, "both"),
+])
+def test_bad_input_raises_before_any_product(a, b, error, says):
+    record = Recorder()
+    with pytest.raises(error, match=says):
+        matmul_stacks(a, b, record)
+    assert record.calls == []
+    with pytest.raises(error, match=says):
+        portgemm.matmul(a, b)
+
+
+def test_bad_out_raises(any_device):
+    a, b = np.ones((3, 4, 5), np.float32), np.ones((5, 2), np.float32)
+    read_only = np.empty((3, 4, 2), np.float32)
+    read_only.flags.writeable = False
+    for out, says in ((np.empty((3, 4, 3), np.float32), "must be a"),
+                      (np.empty((3, 4, 2), np.float64), "must be a"),
+                      (np.empty((3, 2, 4), np.float32).transpose(0, 2, 1), "C-contiguous"),
+                      (read_only, "read-only")):
+        with pytest.raises(portgemm.ParameterError, match=says):
+            portgemm.matmul(a, b, device=any_device, out=out)
+
+
+def test_device_vectors_stay_on_the_device(device):
+    import pyopencl.array as cl_array
+
+    rng = np.random.default_rng(13)
+    a, b, v = (operand(s, np.float32, rng) for s in ((21, 33), (33, 17), (33,)))
+    a_dev, b_dev, v_dev = (portgemm.to_device(x, device) for x in (a, b, v))
+    row = portgemm.matmul(v_dev, b_dev)
+    column = portgemm.matmul(a_dev, v_dev)
+    assert isinstance(row, cl_array.Array) and isinstance(column, cl_array.Array)
+    check(row.get(), v, b)
+    check(column.get(), a, v)
+    with pytest.raises(ValueError, match="numpy arrays only"):
+        portgemm.matmul(np.ones((2, 21, 33), np.float32), b_dev)
+
+
+def test_the_host_backend_takes_stacks_too():
+    rng = np.random.default_rng(17)
+    for shapes in (((3, 9, 14), (14, 5)), ((9, 14), (2, 14, 5)), ((2, 9, 14), (2, 14, 5))):
+        a, b = operand(shapes[0], np.float64, rng), operand(shapes[1], np.float64, rng)
+        check(portgemm.matmul(a, b, backend="host", variant="serial-ikj"), a, b)
