@@ -3,6 +3,7 @@
  * Every kernel computes C = A * B with C row-major (ldc = N) and the signature
  *   gemm(int M, int N, int K, const REAL *A, int lda, const REAL *B, int ldb,
  *        REAL *C, int ldc)
+ * (after three strides where STACKED = 1: a stack of products in one launch).
  * Indices are int: the host refuses matrices of 2^31 elements or more.
  * Every -D parameter below and in each family has a default, so any file of this folder
  * compiles alone (`-I kernels_cl`, no options) with float32, row-major operands.
@@ -50,7 +51,28 @@
 #define A_AT(i, k) A[A_COLMAJOR ? (k) * lda + (i) : (i) * lda + (k)]
 #define B_AT(k, j) B[B_COLMAJOR ? (j) * ldb + (k) : (k) * ldb + (j)]
 
-#define GEMM_ARGS const int M, const int N, const int K,                  \
+#ifndef STACKED
+#define STACKED 0       // 1: one launch over a stack of products (STACK_ARGS, ENTER_STACK)
+#endif
+
+/* A stack of products in one launch: the NDRange gains a third dimension of one
+ * work-group layer a product, and layer z moves A, B and C to the z-th matrix of each,
+ * which lie stride_a, stride_b and stride_c values apart (a stride of 0: one matrix
+ * serves every product). Every kernel that takes GEMM_ARGS (or SPLIT_GEMM_ARGS) starts
+ * with ENTER_STACK (splitk.h's SPLIT_K holds it); the host stacks only plans of one
+ * launch with no workspace (portgemm/families/base.py: over_stack). */
+#if STACKED
+#define STACK_ARGS const long stride_a, const long stride_b, const long stride_c,
+#define ENTER_STACK                                                                       \
+    A += get_group_id(2) * stride_a;                                                      \
+    B += get_group_id(2) * stride_b;                                                      \
+    C += get_group_id(2) * stride_c
+#else
+#define STACK_ARGS
+#define ENTER_STACK (void)0
+#endif
+
+#define GEMM_ARGS STACK_ARGS const int M, const int N, const int K,       \
                   __global const REAL *restrict A, const int lda,          \
                   __global const REAL *restrict B, const int ldb,          \
                   __global REAL *restrict C, const int ldc

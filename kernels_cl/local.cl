@@ -41,6 +41,7 @@
 __kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
 void gemm(GEMM_ARGS)
 {
+    ENTER_STACK;
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
     const int tid = ty * WG_X + tx;

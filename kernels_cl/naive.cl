@@ -5,6 +5,7 @@
 
 __kernel void gemm(GEMM_ARGS)
 {
+    ENTER_STACK;
     const int col = get_global_id(0);
     const int row = get_global_id(1);
     if (row >= M || col >= N)

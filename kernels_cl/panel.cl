@@ -88,6 +88,7 @@ inline void panel_product(REAL acc[MR][NV], const int k0, const int k1,
 __kernel __attribute__((reqd_work_group_size(LANES, 1, 1)))
 void gemm(GEMM_ARGS)
 {
+    ENTER_STACK;
     const int lane = get_local_id(0);
     const int n0 = get_group_id(0) * NR;
     const int m_first = get_group_id(1) * MB;

@@ -19,6 +19,7 @@
 
 __kernel void gemm(GEMM_ARGS)
 {
+    ENTER_STACK;
     const int row0 = get_global_id(1) * TILE_Y;
     const int col0 = get_global_id(0) * TILE_X;
     if (row0 >= M || col0 >= N)

@@ -9,7 +9,8 @@
  * slab aligned as in the whole-K kernel.
  *
  * The kernel takes SPLIT_GEMM_ARGS (GEMM_ARGS with K named K_all) and starts with
- * SPLIT_K(slab): it declares this layer's K and moves A, B and C to its run and slice. */
+ * SPLIT_K(slab): it declares this layer's K and moves A, B and C to its run and slice
+ * (without a split, to its product of a stack: common.h's ENTER_STACK). */
 #ifndef PORTGEMM_SPLITK_H
 #define PORTGEMM_SPLITK_H
 
@@ -21,12 +22,14 @@
 #define SPLIT_B_COLMAJOR B_COLMAJOR
 #endif
 
-#define SPLIT_GEMM_ARGS const int M, const int N, const int K_all,                         \
+#define SPLIT_GEMM_ARGS STACK_ARGS const int M, const int N, const int K_all,              \
                         __global const REAL *restrict A, const int lda,                    \
                         __global const REAL *restrict B, const int ldb,                    \
                         __global REAL *restrict C, const int ldc
 
-#if KSPLIT > 1
+#if KSPLIT > 1 && STACKED
+#error "a stack of products takes the third dimension split-K's layers would"
+#elif KSPLIT > 1
 #define SPLIT_K(slab)                                                                      \
     const int split_run_ = ((K_all + (slab) - 1) / (slab) + KSPLIT - 1) / KSPLIT * (slab); \
     const int split_begin_ = min(K_all, (int)get_group_id(2) * split_run_);                \
@@ -35,7 +38,7 @@
     B += SPLIT_B_COLMAJOR ? split_begin_ : (long)split_begin_ * ldb;                       \
     C += (long)get_group_id(2) * M * ldc
 #else
-#define SPLIT_K(slab) const int K = K_all
+#define SPLIT_K(slab) const int K = K_all; ENTER_STACK
 #endif
 
 #endif

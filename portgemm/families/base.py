@@ -117,6 +117,36 @@ def split_along_k(whole: LaunchPlan, m: int, n: int, splits: int) -> LaunchPlan:
                    args=GEMM_KERNEL_ARGS[:-2] + ("W0", "N"))
 
 
+STACK_KERNEL_ARGS = ("stride_a", "stride_b", "stride_c")
+
+# parameters that add launches to a plan (a split of K and its sum; B or A packed into a
+# workspace first), with the value that takes them away: a stack of products runs in
+# one launch with these (over_stack), and with the same parameters otherwise
+ONE_LAUNCH = {"KSPLIT": 1, "PACKED": 0, "PACK_A": 0}
+
+
+def in_one_launch(params: Params) -> dict:
+    """``params`` with every parameter of ONE_LAUNCH it has set to that value."""
+    return {**params, **{name: value for name, value in ONE_LAUNCH.items() if name in params}}
+
+
+def over_stack(whole: LaunchPlan, count: int) -> LaunchPlan | None:
+    """``whole`` (one product) for each of ``count`` products of a stack in one launch: a
+    third dimension of one work-group layer a product (kernels_cl/common.h: STACKED).
+    None for a plan that cannot: more than one launch, a workspace or ticket counters
+    (shared by the products), C zeroed first, or a third dimension of its own."""
+    nd = whole.ndrange
+    if (whole.more or whole.workspace or whole.counters or whole.zero_c
+            or nd.global_range.dims == 3):
+        return None
+    padding = (1,) * (2 - nd.global_range.dims)
+    return replace(whole,
+                   ndrange=NDRange((count, *padding, *nd.global_range),
+                                   (1, *padding, *nd.local_range)),
+                   defines=whole.defines + (("STACKED", 1),),
+                   args=STACK_KERNEL_ARGS + whole.args)
+
+
 def tiles_along_n(impl: Variant, m: int, n: int, params: Params,
                   itemsize: int) -> LaunchPlan:
     """The plan of a family whose work-groups of W work-items each compute one block of C
@@ -187,6 +217,9 @@ class Variant:
     # a work-item adds all its steps of K in sequence, with no slab of its own, and the
     # kernel takes KSPLIT: auto splits a deep K in runs (auto/splitk.py: run_split)
     splits_runs_of_k: bool = False
+    # the kernel takes STACK_ARGS and starts with ENTER_STACK (kernels_cl/common.h): a
+    # stack of products can run in one launch of a plan of one launch (over_stack)
+    stacks: bool = True
 
     # --- parameters ---------------------------------------------------------------
     def translate(self, params: Params) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Mapping
 import numpy as np
 
 from ..caches import memoize
-from .base import Variant
+from .base import Variant, over_stack
 from .sources import read_kernel
 
 
@@ -31,10 +31,15 @@ def kernel_options(defines, dtype: np.dtype, a_colmajor: bool,
 
 @memoize(maxsize=512)
 def launch_plan(variant: Variant, params: tuple, m: int, n: int, k: int, dtype: np.dtype,
-                a_colmajor: bool, b_colmajor: bool):
+                a_colmajor: bool, b_colmajor: bool, stack: int = 0):
     """(LaunchPlan, each step's kernel source, each step's build options) of one call,
-    remembered: repeated shapes skip the work."""
+    remembered: repeated shapes skip the work. ``stack``: that many products of the
+    shape in one launch (families.base.over_stack); None where the plan cannot."""
     plan = variant.plan(m, n, k, dict(params), dtype.itemsize)
+    if stack:
+        plan = over_stack(plan, stack) if variant.stacks else None
+        if plan is None:
+            return None
     sources = tuple(read_kernel(step.source_file) if step.source_file else variant.source
                     for step in plan.steps)
     options = tuple(kernel_options(step.defines, dtype, a_colmajor, b_colmajor)

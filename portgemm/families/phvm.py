@@ -27,6 +27,7 @@ MAX_ELEMENT_LAUNCHES = 4096  # C of more elements than this takes ELEMENT_LAUNCH
 
 class Phvm(Variant):
     name = "phvm"
+    stacks = False  # its kernels do not take a stack (kernels_cl/common.h: STACKED)
     source_file = "phvm.cl"
     summary = ("the paper's PHVM: the grid computes one element of C after the other, "
                "coalesced grid-stride loads, a tree per group, one atomic add per group")
