@@ -12,6 +12,7 @@ from ..auto.default import named_defaults
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
+from ..families.base import in_one_launch
 from ..families.launch import build_options, launch_plan  # noqa: F401 (callers import them here)
 from ..operands import as_operand, is_device_array
 from ..result import GemmResult
@@ -19,7 +20,16 @@ from ..runtime.device import Device
 from ..runtime.queue import Queue
 from ..runtime.selectors import DeviceSpec, select_device, select_devices
 from . import Resolved
+from .stack_layout import matrices, packed, pitch_for
 from .transfers import Transfer, policy_for
+
+
+# A stack's products of at most this many multiply-adds each run in one launch without
+# packing or split-K where their plan has them; larger ones run a call each with them.
+# Zen 5, Intel's CPU runtime, panel's B unpacked in one launch against packed a call a
+# product: 2.5-2.6x as fast at 128^3 and 192^3, 1.7x at 256^3, 0.9-1.3x at 320^3 and
+# 384^3, 0.6x at 512^3 (bench/results/2026-11-27-stacks)
+STACK_UNPACKED_WORK = 2**24
 
 
 def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
@@ -39,9 +49,6 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     op_a, op_b = as_operand(a), as_operand(b)
     plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype,
                                          op_a.colmajor, op_b.colmajor)
-    kernels = [queue.kernel(source, step.kernel, opts)
-               for step, source, opts in zip(plan.steps, sources, options)]
-
     c = out if out is not None else new_result(queue, (m, n), a.dtype, a, b)
     transfer = Transfer(queue, policy_for(queue.device))
     c_arg, waits = transfer.output(c, 0 if plan.zero_c else poison)
@@ -53,10 +60,67 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     i32 = np.int32
     arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(op_a.ld), ldb=i32(op_b.ld),
                      ldc=i32(n))
+    events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
+                                         transfer)
+    wall_ms = (time.perf_counter() - start) * 1e3
+    return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
+                      event=events[-1], step_ms=step_ms)
+
+
+def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
+              b: np.ndarray, out: np.ndarray | None = None, *,
+              poison: float | None = None) -> GemmResult | None:
+    """C[i] = A[i] @ B[i] for numpy stacks A (1 or S, M, K) and B (1 or S, K, N) in one
+    launch (a stack of one matrix serves every product), C (S, M, N) new or ``out``.
+    None where the variant's plan for one product cannot be stacked (families.base.
+    over_stack): the caller runs the products one by one instead."""
+    start = time.perf_counter()
+    count = max(a.shape[0], b.shape[0])
+    m, k = a.shape[1:]
+    n = b.shape[2]
+    found = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype, False, False,
+                        stack=count)
+    if found is None:
+        return None
+    plan, sources, options = found
+    align = max(256, queue.device.handle.mem_base_addr_align // 8)
+    pitches = [pitch_for(rows, cols, align, a.dtype.itemsize)
+               for rows, cols in ((m, k), (k, n), (m, n))]
+    sizes = [x * pitch * a.dtype.itemsize
+             for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
+    if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
+        return None  # one product at a time fits, as matmul checks for each
+    c = out if out is not None else np.empty((count, m, n), a.dtype)  # C-contiguous
+    pitched = pitches[2] != m * n  # C's matrices then come back apart, and are moved in
+    c_flat = np.empty(count * pitches[2], a.dtype) if pitched else c.reshape(-1)
+    transfer = Transfer(queue, policy_for(queue.device))
+    c_arg, waits = transfer.output(c_flat, poison)
+    arguments = {"A": transfer.input(packed(a, pitches[0])),
+                 "B": transfer.input(packed(b, pitches[1])), "C": c_arg}
+    i32, i64 = np.int32, np.int64
+    arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(k), ldb=i32(n), ldc=i32(n),
+                     stride_a=i64(pitches[0] if a.shape[0] > 1 else 0),
+                     stride_b=i64(pitches[1] if b.shape[0] > 1 else 0),
+                     stride_c=i64(pitches[2]))
+    events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
+                                         transfer)
+    if pitched:
+        c[...] = matrices(c_flat, count, m, n, pitches[2])
+    wall_ms = (time.perf_counter() - start) * 1e3
+    return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
+                      event=events[-1], step_ms=step_ms)
+
+
+def _launch(queue: Queue, plan, sources, options, arguments: dict, waits,
+            transfer: Transfer) -> tuple[list, float, tuple]:
+    """The plan's kernels in order on the in-order queue, then C where the caller gets
+    it: (events, kernel ms, each step's ms)."""
+    kernels = [queue.kernel(source, step.kernel, opts)
+               for step, source, opts in zip(plan.steps, sources, options)]
     launched = time.perf_counter()
     events = []
     for step, kernel in zip(plan.steps, kernels):
-        args = [arguments[x] if isinstance(x, str) else i32(x) for x in step.args]
+        args = [arguments[x] if isinstance(x, str) else np.int32(x) for x in step.args]
         events.append(queue.submit(kernel, step.ndrange, *args, wait_for=waits))
         waits = None
     if queue.profiling:
@@ -64,15 +128,11 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
         # the kernels, and a driver's every blocking wait costs a wake-up (PoCL: ~0.1 ms)
         transfer.finish(events[-1])
         step_ms = tuple(e.kernel_ms for e in events)
-        kernel_ms = sum(step_ms)
-    else:  # the kernels' time is the host's, taken before C comes back
-        events[-1].wait()
-        kernel_ms = (time.perf_counter() - launched) * 1e3
-        step_ms = ()
-        transfer.finish(events[-1])
-    wall_ms = (time.perf_counter() - start) * 1e3
-    return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
-                      event=events[-1], step_ms=step_ms)
+        return events, sum(step_ms), step_ms
+    events[-1].wait()  # the kernels' time is the host's, taken before C comes back
+    kernel_ms = (time.perf_counter() - launched) * 1e3
+    transfer.finish(events[-1])
+    return events, kernel_ms, ()
 
 
 def new_result(queue: Queue, shape: tuple[int, int], dtype, a, b):
@@ -146,6 +206,28 @@ class OpenCLBackend:
         else:
             checked = _checked(impl, items, device, dtype.itemsize)
         return Resolved(device, variant, checked, impl)
+
+    def run_stack(self, resolved: Resolved, a: np.ndarray, b: np.ndarray, *,
+                  out: np.ndarray | None = None,
+                  poison: float | None = None) -> GemmResult | None:
+        """A stack of products in one launch (:func:`run_stack`), with the resolved
+        parameters or, where those plan more than one launch and the products are small
+        (STACK_UNPACKED_WORK), the same without split-K and packing
+        (``families.base.ONE_LAUNCH``); None where neither runs."""
+        queue = Queue.for_device(resolved.device)
+        params = resolved.params
+        result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison)
+        single = in_one_launch(params)
+        work = a.shape[1] * a.shape[2] * b.shape[2]
+        if result is None and single != params and work <= STACK_UNPACKED_WORK:
+            try:
+                params = resolved.impl.check(single, resolved.device, a.dtype.itemsize)
+            except ParameterError:
+                return None
+            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison)
+        if result is not None:
+            result.source, result.reason = resolved.source, resolved.reason
+        return result
 
     def resident_device(self, a, b) -> Device | None:
         """The device the operands' arrays live on (the first device array's), or None."""
