@@ -103,7 +103,8 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
     takes: a 1-D ``a`` is a row and a 1-D ``b`` a column, the axis dropped from the
     result (two vectors give a scalar); more dimensions are stacks of matrices whose
     leading axes broadcast (numpy operands). A stack times one matrix runs as one
-    product where that pays, else one a pair of matrices (``portgemm.stacks``).
+    product where that pays; other stacks in one launch where the backend and variant
+    can, else a product a pair of matrices (``portgemm.stacks``).
     """
     if is_plain(a, b):
         return gemm(a, b, device=device, variant=variant, params=params, backend=backend,
@@ -113,7 +114,19 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
         return gemm(a2, b2, device=device, variant=variant, params=params,
                     backend=backend, out=out2).c
 
-    return matmul_stacks(a, b, product, out=out)
+    chosen = get_backend(backend)
+    run_stack = getattr(chosen, "run_stack", None)
+
+    def stack_product(a3, b3, out3):
+        """The whole stack in one launch where the backend can, else None."""
+        target = chosen.device(device)
+        shape = (a3.shape[1], b3.shape[2], a3.shape[2])
+        resolved = chosen.resolve(target, variant, params, shape, a3.dtype)
+        result = run_stack(resolved, a3, b3, out=out3)
+        return None if result is None else result.c
+
+    return matmul_stacks(a, b, product, out=out,
+                         stack_product=None if run_stack is None else stack_product)
 
 
 def variants(device: Any = None, backend: str = DEFAULT_BACKEND) -> list[str]:

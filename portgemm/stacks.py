@@ -10,7 +10,9 @@ is one product where that pays:
   one A times a stack of small B: B's matrices side by side, A @ (K × S·N), C's columns
   reordered into the stack (B and C copied, which pays only while a call a matrix
   costs more: SIDE_BY_SIDE_VALUES).
-Otherwise, and for two stacks, a product runs a pair of matrices.
+Otherwise, and for two stacks, the whole stack runs in one launch where the backend can
+(OpenCL: the NDRange's third dimension over the stack, each side's matrices a fixed
+stride apart, one matrix serving every product at a stride of 0), else a product a pair.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from .operands import check_dtypes, check_out, is_device_array
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
 
+# a whole stack in one launch: (A (1 or S, M, K), B (1 or S, K, N), out (S, M, N) or None)
+# -> C (S, M, N), or None where it cannot (the backend's run_stack)
+StackProduct = Callable[..., object]
+
 # A times a stack of B side by side up to B's of this many values: past them, copying B
 # and C costs more than a call a matrix (Zen 5, Intel's CPU runtime: 1.5-13x faster at
 # 64 x 32 to 128 x 128, 0.6-1.0x at 192 x 192 to 512 x 512; bench/stacks.py)
@@ -35,8 +41,10 @@ def is_plain(a, b) -> bool:
     return getattr(a, "ndim", None) == 2 and getattr(b, "ndim", None) == 2
 
 
-def matmul_stacks(a, b, product: Product, out=None):
-    """``a @ b`` by numpy's rules, one :data:`Product` per 2-D product it needs.
+def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct | None = None):
+    """``a @ b`` by numpy's rules, one :data:`Product` per 2-D product it needs, or where
+    neither side is one matrix (or the side by side would not pay) one
+    :data:`StackProduct` for the whole stack where it is given and can.
 
     Before any product runs: ValueError for a 0-D operand, inner dimensions that differ,
     stacks that do not broadcast, a stack beside a device array, or an ``out`` that
@@ -70,14 +78,15 @@ def matmul_stacks(a, b, product: Product, out=None):
         check_out(out, final, a.dtype)
     full = stack + (m, n)
     target = None if out is None else out.reshape(full)
-    c = _product_of_stacks(a2, b2, stack, product, target)
+    c = _product_of_stacks(a2, b2, stack, product, target, stack_product)
     if out is not None:
         return out
     c = c.reshape(final)
     return c[()] if c.ndim == 0 and not is_device_array(c) else c  # numpy gives a scalar
 
 
-def _product_of_stacks(a, b, stack: tuple, product: Product, out):
+def _product_of_stacks(a, b, stack: tuple, product: Product, out,
+                       stack_product: StackProduct | None):
     """C of shape stack + (M, N) for A (..., M, K) and B (..., K, N), into ``out`` if given."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
@@ -98,6 +107,11 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out):
             return np.ascontiguousarray(parts)
         out[...] = parts
         return out
+    if stack_product is not None and count and m and n and k:  # (gemm answers an empty one)
+        whole = stack_product(_as_stack(a, stack), _as_stack(b, stack),
+                              None if out is None else out.reshape(count, m, n))
+        if whole is not None:
+            return whole.reshape(stack + (m, n)) if out is None else out
     c = np.empty(stack + (m, n), a.dtype) if out is None else out
     for index in np.ndindex(*stack):
         product(_matrix(a, index), _matrix(b, index), c[index])
@@ -115,6 +129,14 @@ def _stacked(x, stack: tuple):
     if int(np.prod(x.shape[:-2], dtype=np.int64)) == int(np.prod(stack, dtype=np.int64)):
         return x
     return np.broadcast_to(x, stack + x.shape[-2:])
+
+
+def _as_stack(x, stack: tuple):
+    """``x`` as a 3-D stack for one launch: (1, rows, cols) where it is one matrix (it then
+    serves every product), else one matrix a product of the stack."""
+    if _one_matrix(x):
+        return x.reshape((1,) + x.shape[-2:])
+    return _stacked(x, stack).reshape((-1,) + x.shape[-2:])
 
 
 def _matrix(x, index: tuple):

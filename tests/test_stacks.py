@@ -167,3 +167,79 @@ def test_the_host_backend_takes_stacks_too():
     for shapes in (((3, 9, 14), (14, 5)), ((9, 14), (2, 14, 5)), ((2, 9, 14), (2, 14, 5))):
         a, b = operand(shapes[0], np.float64, rng), operand(shapes[1], np.float64, rng)
         check(portgemm.matmul(a, b, backend="host", variant="serial-ikj"), a, b)
+
+
+# --- a stack in one launch (kernels_cl/common.h: STACKED) -------------------------------
+
+from portgemm.backends import opencl  # noqa: E402
+from portgemm.families import get_variant  # noqa: E402
+from portgemm.families.sources import read_kernel  # noqa: E402
+
+# (count of A's matrices, of B's, M, N, K): one matrix serving every product on either
+# side, matrices whose values are not a whole alignment apart (pitched), 1 and primes
+STACKED = [(3, 3, 13, 11, 37), (1, 4, 17, 8, 29), (5, 1, 1, 31, 7), (2, 2, 64, 64, 1),
+           (3, 3, 1, 1, 67)]
+
+
+def stacked_operands(counts, dtype, seed=0):
+    sa, sb, m, n, k = counts
+    rng = np.random.default_rng([seed, *counts])
+    return operand((sa, m, k), dtype, rng), operand((sb, k, n), dtype, rng)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_stacking_variant_runs_a_stack_in_one_launch(device, dtype):
+    """Each product of the stack, poisoned first, against float64; the variants whose
+    kernels do not take a stack say so with None."""
+    for name in portgemm.variants(device):
+        impl = get_variant(name)
+        for counts in STACKED:
+            a, b = stacked_operands(counts, dtype)
+            try:
+                resolved = opencl.BACKEND.resolve(device, name, None, (
+                    a.shape[1], b.shape[2], a.shape[2]), a.dtype)
+            except portgemm.ParameterError:  # wgmma has no float64
+                assert dtype == np.float64, name
+                break
+            result = opencl.BACKEND.run_stack(resolved, a, b, poison=np.nan)
+            if not impl.stacks:
+                assert result is None, name
+                continue
+            assert result is not None and result.kernel_ms > 0, (name, counts)
+            c = result.c
+            assert c.shape == (max(a.shape[0], b.shape[0]), a.shape[1], b.shape[2])
+            for index in range(c.shape[0]):
+                check(c[index], a[min(index, a.shape[0] - 1)], b[min(index, b.shape[0] - 1)])
+
+
+def test_families_that_stack_enter_the_stack_in_their_kernel():
+    """``stacks`` says the kernel takes STACK_ARGS: its source starts a product with
+    ENTER_STACK (or SPLIT_K, which holds it)."""
+    for name in portgemm.variants():
+        impl = get_variant(name)
+        source = read_kernel(impl.source_file)
+        enters = "ENTER_STACK;" in source or "SPLIT_K(" in source
+        assert enters == impl.stacks, name
+
+
+def test_two_stacks_are_one_launch_and_a_plan_of_two_launches_is_not(any_device, monkeypatch):
+    calls = {"run": 0, "stack": 0}
+    run, run_stack = opencl.OpenCLBackend.run, opencl.OpenCLBackend.run_stack
+
+    def counting_run(self, *args, **kwargs):
+        calls["run"] += 1
+        return run(self, *args, **kwargs)
+
+    def counting_stack(self, *args, **kwargs):
+        calls["stack"] += 1
+        return run_stack(self, *args, **kwargs)
+
+    monkeypatch.setattr(opencl.OpenCLBackend, "run", counting_run)
+    monkeypatch.setattr(opencl.OpenCLBackend, "run_stack", counting_stack)
+    rng = np.random.default_rng(19)
+    a, b = operand((6, 21, 35), np.float32, rng), operand((6, 35, 9), np.float32, rng)
+    check(portgemm.matmul(a, b, device=any_device, variant="tiled"), a, b)
+    assert calls == {"run": 0, "stack": 1}
+    # tallskinny's kernels take no stack: a call a pair
+    check(portgemm.matmul(a, b, device=any_device, variant="tallskinny"), a, b)
+    assert calls == {"run": 6, "stack": 2}
