@@ -1,6 +1,7 @@
-"""Stacks of matrices through portgemm.matmul: the one product it runs where one side is a
-single matrix, against a product per matrix and against numpy.matmul (wall time of the
-whole call, numpy in and out; rounds in turn, median of each side's best-of-3).
+"""Stacks of matrices through portgemm.matmul: the one product or launch it runs, against
+a product per matrix, numpy.matmul and, on a GPU with torch, torch.matmul on CUDA (TF32
+off, from numpy and back, as portgemm's call goes). Wall time of the whole call, numpy in
+and out; rounds in turn, median of each side's best-of-3.
 
     python bench/stacks.py [--device intel] [--rounds 5] [--json out.json]
 """
@@ -20,7 +21,26 @@ import portgemm
 CASES = [((64, 128, 128), (128, 128)), ((128, 128), (64, 128, 128)),
          ((256, 32, 64), (64, 64)), ((64, 64), (256, 64, 32)),
          ((16, 512, 512), (512, 512)), ((512, 512), (16, 512, 512)),
-         ((64, 128, 128), (64, 128, 128))]
+         ((64, 128, 128), (64, 128, 128)), ((256, 32, 64), (256, 64, 32)),
+         ((8, 512, 512), (8, 512, 512))]
+
+
+def torch_matmul(device):
+    """numpy -> CUDA -> torch.matmul -> numpy, or None without torch's CUDA or a GPU."""
+    if device is None or "gpu" not in device.filter_string:
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+    def call(a, b):
+        c = torch.matmul(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()).cpu()
+        return c.numpy()
+    return call
 
 
 def best_of(call, count=3) -> float:
@@ -52,11 +72,12 @@ def main() -> None:
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     device = portgemm.select_device(args.device) if args.device else None
+    vendor = torch_matmul(device or portgemm.select_device(None))
     rng = np.random.default_rng(0)
     rows = []
     print(f"device: {(device or portgemm.select_device(None)).description}")
     print(f"{'a':>16} {'b':>16} {'matmul ms':>10} {'per pair':>10} {'numpy':>10} "
-          f"{'pairs/matmul':>12} {'numpy/matmul':>12}")
+          f"{'torch':>8} {'pairs/matmul':>12} {'numpy/matmul':>12} {'torch/matmul':>12}")
     for a_shape, b_shape in CASES:
         a = rng.standard_normal(a_shape).astype(args.dtype)
         b = rng.standard_normal(b_shape).astype(args.dtype)
@@ -65,17 +86,24 @@ def main() -> None:
         error = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
         one_product_each(a, b, device)  # warm-up: builds and choices
         sides = {"matmul": [], "pairs": [], "numpy": []}
+        if vendor is not None:
+            vendor(a, b)
+            sides["torch"] = []
         for _ in range(args.rounds):
             sides["matmul"].append(best_of(lambda: portgemm.matmul(a, b, device=device)))
             sides["pairs"].append(best_of(lambda: one_product_each(a, b, device)))
             sides["numpy"].append(best_of(lambda: np.matmul(a, b)))
+            if vendor is not None:
+                sides["torch"].append(best_of(lambda: vendor(a, b)))
         ms = {side: statistics.median(times) for side, times in sides.items()}
         rows.append({"a": a_shape, "b": b_shape, "dtype": args.dtype, "rel_err": error,
                      **{f"{side}_ms": value for side, value in ms.items()},
                      "rounds": sides})
+        torch_ms = ms.get("torch", float("nan"))
         print(f"{str(a_shape):>16} {str(b_shape):>16} {ms['matmul']:10.3f} "
-              f"{ms['pairs']:10.3f} {ms['numpy']:10.3f} {ms['pairs'] / ms['matmul']:12.2f} "
-              f"{ms['numpy'] / ms['matmul']:12.2f}   err {error:.1e}")
+              f"{ms['pairs']:10.3f} {ms['numpy']:10.3f} {torch_ms:8.3f} "
+              f"{ms['pairs'] / ms['matmul']:12.2f} {ms['numpy'] / ms['matmul']:12.2f} "
+              f"{torch_ms / ms['matmul']:12.2f}   err {error:.1e}")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"device": (device or portgemm.select_device(None)).description,

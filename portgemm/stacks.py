@@ -4,15 +4,16 @@ products.
 A 1-D ``a`` is one row and a 1-D ``b`` one column; the result drops that axis again. An
 operand of more than two dimensions is a stack of matrices in its last two axes, and the
 leading axes of the two stacks broadcast. Where only one side is a stack the whole stack
-is one product where that pays:
+is one product where that pays. In order:
   a stack of A times one B: A's rows one after another, (S·M × K) @ B, C's stack a view
   (no copy where A's stack lies contiguously);
+  the whole stack in one launch where the backend can (OpenCL: the NDRange's third
+  dimension over the stack, each side's matrices a fixed stride apart, one matrix
+  serving every product at a stride of 0);
   one A times a stack of small B: B's matrices side by side, A @ (K × S·N), C's columns
   reordered into the stack (B and C copied, which pays only while a call a matrix
-  costs more: SIDE_BY_SIDE_VALUES).
-Otherwise, and for two stacks, the whole stack runs in one launch where the backend can
-(OpenCL: the NDRange's third dimension over the stack, each side's matrices a fixed
-stride apart, one matrix serving every product at a stride of 0), else a product a pair.
+  costs more: SIDE_BY_SIDE_VALUES);
+  else a product a pair.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ Product = Callable[..., object]
 # -> C (S, M, N), or None where it cannot (the backend's run_stack)
 StackProduct = Callable[..., object]
 
-# A times a stack of B side by side up to B's of this many values: past them, copying B
-# and C costs more than a call a matrix (Zen 5, Intel's CPU runtime: 1.5-13x faster at
-# 64 x 32 to 128 x 128, 0.6-1.0x at 192 x 192 to 512 x 512; bench/stacks.py)
+# A times a stack of B side by side, where the stack cannot run in one launch, up to B's
+# of this many values: past them, copying B and C costs more than a call a matrix (Zen 5,
+# Intel's CPU runtime: 1.5-13x faster at 64 x 32 to 128 x 128, 0.6-1.0x at 192 x 192 to
+# 512 x 512; bench/stacks.py). One launch ran 1.1-3.5x faster than side by side on an
+# H100, 0.5-1.6x on the Zen 5 (bench/results/2026-11-27-stacks).
 SIDE_BY_SIDE_VALUES = 128 * 128
 
 
@@ -97,6 +100,11 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
         rows = _stacked(a, stack).reshape(count * m, k)
         c = product(rows, b.reshape(k, n), None if out is None else out.reshape(count * m, n))
         return c.reshape(stack + (m, n)) if out is None else out
+    if stack_product is not None and count and m and n and k:  # (gemm answers an empty one)
+        whole = stack_product(_as_stack(a, stack), _as_stack(b, stack),
+                              None if out is None else out.reshape(count, m, n))
+        if whole is not None:
+            return whole.reshape(stack + (m, n)) if out is None else out
     if _one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES:
         # B's matrices side by side, then C's column blocks into a stack
         columns = _stacked(b, stack).reshape(count, k, n)
@@ -107,11 +115,6 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
             return np.ascontiguousarray(parts)
         out[...] = parts
         return out
-    if stack_product is not None and count and m and n and k:  # (gemm answers an empty one)
-        whole = stack_product(_as_stack(a, stack), _as_stack(b, stack),
-                              None if out is None else out.reshape(count, m, n))
-        if whole is not None:
-            return whole.reshape(stack + (m, n)) if out is None else out
     c = np.empty(stack + (m, n), a.dtype) if out is None else out
     for index in np.ndindex(*stack):
         product(_matrix(a, index), _matrix(b, index), c[index])

@@ -118,6 +118,40 @@ def test_a_stack_beside_one_matrix_is_one_product_where_that_pays(shapes, produc
     assert record.calls == products
 
 
+class StackRecorder(Recorder):
+    """A stand-in for the backend's stack in one launch: records, then declines or runs."""
+
+    def __init__(self, declines: bool):
+        super().__init__()
+        self.declines = declines
+
+    def __call__(self, a, b, out):
+        self.calls.append((a.shape, b.shape))
+        if self.declines:
+            return None
+        c = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+        if out is None:
+            return c
+        out[...] = c
+        return out
+
+
+@pytest.mark.parametrize("shapes, launch", [
+    (((4, 13, 37), (37, 11)), None),                       # A's rows: no launch asked
+    (((13, 37), (5, 37, 11)), ((1, 13, 37), (5, 37, 11))),  # one A at a stride of 0
+    (((2, 1, 13, 37), (3, 37, 11)), ((6, 13, 37), (6, 37, 11))),  # broadcast, joined
+    (((2, 13, 37), (2, 37, 11)), ((2, 13, 37), (2, 37, 11))),
+])
+@pytest.mark.parametrize("declines", [False, True])
+def test_a_stack_in_one_launch_before_side_by_side_or_pairs(shapes, launch, declines):
+    rng = np.random.default_rng(23)
+    a, b = operand(shapes[0], np.float32, rng), operand(shapes[1], np.float32, rng)
+    record, whole = Recorder(), StackRecorder(declines)
+    check(matmul_stacks(a, b, record, stack_product=whole), a, b)
+    assert whole.calls == ([] if launch is None else [launch])
+    assert (record.calls == []) == (launch is not None and not declines)
+
+
 @pytest.mark.parametrize("a, b, error, says", [
     (np.float32(2), np.ones((2, 2), np.float32), ValueError, "0-D"),
     (np.ones((3, 4), np.float32), np.ones(5, np.float32), ValueError, "do not align"),
@@ -243,3 +277,17 @@ def test_two_stacks_are_one_launch_and_a_plan_of_two_launches_is_not(any_device,
     # tallskinny's kernels take no stack: a call a pair
     check(portgemm.matmul(a, b, device=any_device, variant="tallskinny"), a, b)
     assert calls == {"run": 6, "stack": 2}
+
+
+def test_a_stack_drops_split_k_always_and_packing_for_small_products(any_device, monkeypatch):
+    a, b = stacked_operands((3, 3, 20, 24, 40), np.float32)
+    shape = (20, 24, 40)
+    split = opencl.BACKEND.resolve(any_device, "xgemm", {"KSPLIT": 2}, shape, a.dtype)
+    result = opencl.BACKEND.run_stack(split, a, b)
+    assert result is not None and result.params["KSPLIT"] == 1
+    for index in range(3):
+        check(result.c[index], a[index], b[index])
+    packed = opencl.BACKEND.resolve(any_device, "panel", {"PACKED": 1}, shape, a.dtype)
+    assert opencl.BACKEND.run_stack(packed, a, b).params["PACKED"] == 0
+    monkeypatch.setattr(opencl, "STACK_UNPACKED_WORK", 20 * 24 * 40 - 1)
+    assert opencl.BACKEND.run_stack(packed, a, b) is None  # a call a product keeps packing

@@ -12,7 +12,7 @@ from ..auto.default import named_defaults
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
-from ..families.base import in_one_launch
+from ..families.base import UNPACKED, UNSPLIT, with_values
 from ..families.launch import build_options, launch_plan  # noqa: F401 (callers import them here)
 from ..operands import as_operand, is_device_array
 from ..result import GemmResult
@@ -25,7 +25,7 @@ from .transfers import Transfer, policy_for
 
 
 # A stack's products of at most this many multiply-adds each run in one launch without
-# packing or split-K where their plan has them; larger ones run a call each with them.
+# packing where their plan has it; larger ones run a call each with it.
 # Zen 5, Intel's CPU runtime, panel's B unpacked in one launch against packed a call a
 # product: 2.5-2.6x as fast at 128^3 and 192^3, 1.7x at 256^3, 0.9-1.3x at 320^3 and
 # 384^3, 0.6x at 512^3 (bench/results/2026-11-27-stacks)
@@ -210,24 +210,28 @@ class OpenCLBackend:
     def run_stack(self, resolved: Resolved, a: np.ndarray, b: np.ndarray, *,
                   out: np.ndarray | None = None,
                   poison: float | None = None) -> GemmResult | None:
-        """A stack of products in one launch (:func:`run_stack`), with the resolved
-        parameters or, where those plan more than one launch and the products are small
-        (STACK_UNPACKED_WORK), the same without split-K and packing
-        (``families.base.ONE_LAUNCH``); None where neither runs."""
+        """A stack of products in one launch (:func:`run_stack`): the resolved
+        parameters without split-K (the stack fills the device: splitting K is for a C
+        of few tiles), or else, for small products (STACK_UNPACKED_WORK), also without
+        packing; None where neither runs in one launch."""
         queue = Queue.for_device(resolved.device)
-        params = resolved.params
-        result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison)
-        single = in_one_launch(params)
-        work = a.shape[1] * a.shape[2] * b.shape[2]
-        if result is None and single != params and work <= STACK_UNPACKED_WORK:
-            try:
-                params = resolved.impl.check(single, resolved.device, a.dtype.itemsize)
-            except ParameterError:
-                return None
+        unsplit = with_values(resolved.params, UNSPLIT)
+        tries = [unsplit]
+        if a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK:
+            tries.append(with_values(unsplit, UNPACKED))
+        for number, params in enumerate(tries):
+            if number and params == tries[number - 1]:
+                continue
+            if params != resolved.params:
+                try:
+                    params = resolved.impl.check(params, resolved.device, a.dtype.itemsize)
+                except ParameterError:
+                    continue
             result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison)
-        if result is not None:
-            result.source, result.reason = resolved.source, resolved.reason
-        return result
+            if result is not None:
+                result.source, result.reason = resolved.source, resolved.reason
+                return result
+        return None
 
     def resident_device(self, a, b) -> Device | None:
         """The device the operands' arrays live on (the first device array's), or None."""

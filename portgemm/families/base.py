@@ -119,15 +119,16 @@ def split_along_k(whole: LaunchPlan, m: int, n: int, splits: int) -> LaunchPlan:
 
 STACK_KERNEL_ARGS = ("stride_a", "stride_b", "stride_c")
 
-# parameters that add launches to a plan (a split of K and its sum; B or A packed into a
-# workspace first), with the value that takes them away: a stack of products runs in
-# one launch with these (over_stack), and with the same parameters otherwise
-ONE_LAUNCH = {"KSPLIT": 1, "PACKED": 0, "PACK_A": 0}
+# parameters that add launches to a plan, with the values that take them away: a split
+# of K (its layers and their sum) and packing (B or A copied into a workspace first).
+# A stack of products runs in one launch (over_stack) only without them.
+UNSPLIT = {"KSPLIT": 1}
+UNPACKED = {"PACKED": 0, "PACK_A": 0}
 
 
-def in_one_launch(params: Params) -> dict:
-    """``params`` with every parameter of ONE_LAUNCH it has set to that value."""
-    return {**params, **{name: value for name, value in ONE_LAUNCH.items() if name in params}}
+def with_values(params: Params, values: Mapping[str, Any]) -> dict:
+    """``params`` with each of ``values`` it has set to that value."""
+    return {**params, **{name: value for name, value in values.items() if name in params}}
 
 
 def over_stack(whole: LaunchPlan, count: int) -> LaunchPlan | None:
