@@ -291,3 +291,19 @@ def test_a_stack_drops_split_k_always_and_packing_for_small_products(any_device,
     assert opencl.BACKEND.run_stack(packed, a, b).params["PACKED"] == 0
     monkeypatch.setattr(opencl, "STACK_UNPACKED_WORK", 20 * 24 * 40 - 1)
     assert opencl.BACKEND.run_stack(packed, a, b) is None  # a call a product keeps packing
+
+
+@pytest.mark.parametrize("policy", ["svm", "host_ptr", "staged", "copy"])
+def test_a_stack_in_one_launch_under_every_transfer_policy(device, policy, monkeypatch):
+    """Device memory (staged, copy: a GPU's) pitches the matrices to the device's base
+    alignment; memory read in place (svm, host_ptr) to a cache line."""
+    from portgemm.backends import transfers
+
+    monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, policy)
+    for counts in STACKED:
+        a, b = stacked_operands(counts, np.float32, seed=1)
+        out = np.full((max(a.shape[0], b.shape[0]), a.shape[1], b.shape[2]), np.nan,
+                      np.float32)
+        assert portgemm.matmul(a, b, device=device, variant="vec", out=out) is out
+        for index in range(out.shape[0]):
+            check(out[index], a[min(index, a.shape[0] - 1)], b[min(index, b.shape[0] - 1)])

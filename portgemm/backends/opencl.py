@@ -83,8 +83,8 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     if found is None:
         return None
     plan, sources, options = found
-    align = max(256, queue.device.handle.mem_base_addr_align // 8)
-    pitches = [pitch_for(rows, cols, align, a.dtype.itemsize)
+    transfer = Transfer(queue, policy_for(queue.device))
+    pitches = [pitch_for(rows, cols, stack_alignment(queue, transfer), a.dtype.itemsize)
                for rows, cols in ((m, k), (k, n), (m, n))]
     sizes = [x * pitch * a.dtype.itemsize
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
@@ -93,7 +93,6 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     c = out if out is not None else np.empty((count, m, n), a.dtype)  # C-contiguous
     pitched = pitches[2] != m * n  # C's matrices then come back apart, and are moved in
     c_flat = np.empty(count * pitches[2], a.dtype) if pitched else c.reshape(-1)
-    transfer = Transfer(queue, policy_for(queue.device))
     c_arg, waits = transfer.output(c_flat, poison)
     arguments = {"A": transfer.input(packed(a, pitches[0])),
                  "B": transfer.input(packed(b, pitches[1])), "C": c_arg}
@@ -109,6 +108,15 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)
+
+
+def stack_alignment(queue: Queue, transfer: Transfer) -> int:
+    """Bytes a stack's matrices start apart a multiple of: a cache line where the kernels
+    read host memory in place (numpy arrays are passed so, however they lie), else the
+    device's base alignment (at least 256), as if each matrix were a buffer of its own."""
+    if transfer.in_place:
+        return 64
+    return max(256, queue.device.handle.mem_base_addr_align // 8)
 
 
 def _launch(queue: Queue, plan, sources, options, arguments: dict, waits,

@@ -1,8 +1,9 @@
 """How a stack of matrices lies for one launch over it (kernels_cl/common.h: STACKED):
 each matrix row-major, starting a whole number of ``pitch`` values after the first, with
-the pitch a multiple of the device's base alignment, so that every matrix is as aligned
-as a buffer of its own would be (the families' vector loads and copies assume that of
-their operands). Pure numpy: which memory, not which device."""
+the pitch a multiple of an alignment (the backend's: the device's base alignment for
+device memory, so that every matrix is as aligned as a buffer of its own would be, as
+the families' vector loads and copies assume). Pure numpy: which memory, not which
+device."""
 
 from __future__ import annotations
 

@@ -213,6 +213,11 @@ class Transfer:
         self._c_host: np.ndarray | None = None
         self._c_buffer = None
 
+    @property
+    def in_place(self) -> bool:
+        """Whether numpy operands are read where they lie (no copy into device memory)."""
+        return self.policy in ("svm", "host_ptr")
+
     def input(self, data) -> Any:
         """A read-only argument holding ``data`` (C- or F-contiguous, as it lies)."""
         import pyopencl as cl
