@@ -267,7 +267,11 @@ def test_the_grid_holds_odd_group_counts_where_a_stride_aliases(any_device, monk
     for mode in ("full", "quick"):
         plain, odd = counts(mode, False), counts(mode, True)
         assert plain and all(gs & (gs - 1) == 0 for gs in plain)
-        assert odd == plain | {gs + 1 for gs in plain if gs > 1}
+        assert odd >= plain | {gs + 1 for gs in plain if gs > 1}
+        # and no other count, though an odd neighbour may pass the grid's floor of work-
+        # items (a sixteenth of the device's) where its power of two falls short: 17 x
+        # 1024 against 16 x 1024 on the H100's 132 units
+        assert all(gs in plain or (gs - 1) & (gs - 2) == 0 for gs in odd)
     assert {5, 17, 65} <= counts("quick", True)
 
 
