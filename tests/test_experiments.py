@@ -272,7 +272,10 @@ def test_the_grid_holds_odd_group_counts_where_a_stride_aliases(any_device, monk
         # items (a sixteenth of the device's) where its power of two falls short: 17 x
         # 1024 against 16 x 1024 on the H100's 132 units
         assert all(gs in plain or (gs - 1) & (gs - 2) == 0 for gs in odd)
-    assert {5, 17, 65} <= counts("quick", True)
+    # --quick keeps every other power of two (4, 16, 64, ...) and their odd neighbours;
+    # which of them pass the floor depends on the device (a CPU's: 5, 17, 65 among them)
+    quick_odd = {gs for gs in counts("quick", True) if gs % 2 and gs > 1}  # 1 = 2^0
+    assert quick_odd and all(seed001._even_power(gs - 1) for gs in quick_odd)
 
 
 def test_the_grid_marks_the_models_choice_and_compares_it_with_the_fastest(any_device,
