@@ -3,8 +3,7 @@ products.
 
 A 1-D ``a`` is one row and a 1-D ``b`` one column; the result drops that axis again. An
 operand of more than two dimensions is a stack of matrices in its last two axes, and the
-leading axes of the two stacks broadcast. Where only one side is a stack the whole stack
-is one product where that pays. In order:
+leading axes of the two stacks broadcast. A stack runs the first of these that applies:
   a stack of A times one B: A's rows one after another, (S·M × K) @ B, C's stack a view
   (no copy where A's stack lies contiguously);
   the whole stack in one launch where the backend can (OpenCL: the NDRange's third
@@ -22,7 +21,8 @@ from typing import Callable
 
 import numpy as np
 
-from .operands import check_dtypes, check_out, is_device_array
+from .errors import ParameterError
+from .operands import MAX_ELEMENTS, check_dtypes, check_out, is_device_array
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
@@ -35,7 +35,7 @@ StackProduct = Callable[..., object]
 # of this many values: past them, copying B and C costs more than a call a matrix (Zen 5,
 # Intel's CPU runtime: 1.5-13x faster at 64 x 32 to 128 x 128, 0.6-1.0x at 192 x 192 to
 # 512 x 512; bench/stacks.py). One launch ran 1.1-3.5x faster than side by side on an
-# H100, 0.5-1.6x on the Zen 5 (bench/results/2026-11-27-stacks).
+# H100, 0.5-1.9x on the Zen 5 (bench/results/2026-11-27-stacks).
 SIDE_BY_SIDE_VALUES = 128 * 128
 
 
@@ -45,14 +45,15 @@ def is_plain(a, b) -> bool:
 
 
 def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct | None = None):
-    """``a @ b`` by numpy's rules, one :data:`Product` per 2-D product it needs, or where
-    neither side is one matrix (or the side by side would not pay) one
-    :data:`StackProduct` for the whole stack where it is given and can.
+    """``a @ b`` by numpy's rules: one :data:`StackProduct` for a whole stack where it is
+    given and can (for every stack but A's beside one B), else :data:`Product` for each
+    2-D product needed.
 
     Before any product runs: ValueError for a 0-D operand, inner dimensions that differ,
-    stacks that do not broadcast, a stack beside a device array, or an ``out`` that
-    is not a writable C-contiguous array of the result's shape and dtype; TypeError for
-    dtypes as :func:`portgemm.gemm`.
+    stacks that do not broadcast, a stack beside a device array, a matrix past the
+    kernels' 32-bit indices, or an ``out`` that is not a writable C-contiguous array of
+    the result's shape and dtype (ParameterError, a ValueError); TypeError for dtypes as
+    :func:`portgemm.gemm`.
     """
     a = a if is_device_array(a) else np.asarray(a)
     b = b if is_device_array(b) else np.asarray(b)
@@ -77,6 +78,10 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
         raise ValueError(f"the stacks of shapes {a.shape} and {b.shape} do not broadcast: "
                          f"{a2.shape[:-2]} against {b2.shape[:-2]}") from None
     final = stack + (m,) * (a.ndim > 1) + (n,) * (b.ndim > 1)
+    largest = max(m * k, k * n, m * n)
+    if largest > MAX_ELEMENTS:  # as gemm checks each product
+        raise ParameterError(f"a matrix of {largest} elements exceeds the kernels' 32-bit "
+                             f"index limit of {MAX_ELEMENTS}")
     if out is not None:
         check_out(out, final, a.dtype)
     full = stack + (m, n)

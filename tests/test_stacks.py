@@ -159,6 +159,8 @@ def test_a_stack_in_one_launch_before_side_by_side_or_pairs(shapes, launch, decl
      "do not broadcast"),
     (np.ones((2, 3, 4), np.int32), np.ones((4, 5), np.int32), TypeError, "float32 and float64"),
     (np.ones(4, np.float32), np.ones(4, np.float64), TypeError, "both"),
+    (np.broadcast_to(np.float32(1), (2, 2**16, 2**15 + 1)),
+     np.broadcast_to(np.float32(1), (2**15 + 1, 1)), ValueError, "32-bit"),
 ])
 def test_bad_input_raises_before_any_product(a, b, error, says):
     record = Recorder()
