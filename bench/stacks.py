@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 import portgemm
+from portgemm.bench.references import cuda_torch
 
 # (a's shape, b's shape): a stack of A times one B, one A times a stack of B, two stacks
 CASES = [((64, 128, 128), (128, 128)), ((128, 128), (64, 128, 128)),
@@ -27,15 +28,9 @@ CASES = [((64, 128, 128), (128, 128)), ((128, 128), (64, 128, 128)),
 
 def torch_matmul(device):
     """numpy -> CUDA -> torch.matmul -> numpy, or None without torch's CUDA or a GPU."""
-    if device is None or "gpu" not in device.filter_string:
+    torch = cuda_torch() if device is not None and "gpu" in device.filter_string else None
+    if torch is None:
         return None
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
-        return None
-    torch.backends.cuda.matmul.allow_tf32 = False
 
     def call(a, b):
         c = torch.matmul(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()).cpu()

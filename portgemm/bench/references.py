@@ -44,10 +44,8 @@ def time_numpy(a: np.ndarray, b: np.ndarray, reps: int, warmup: int) -> Referenc
     return ReferenceTiming("numpy", statistics.median(call() for _ in range(reps)))
 
 
-def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int, *,
-                queued: bool = False) -> ReferenceTiming | None:
-    """Median cuBLAS time through torch (CUDA events, TF32 off), or None without CUDA.
-    Each call is waited for before the next, unless ``queued`` (calls back to back)."""
+def cuda_torch():
+    """torch with CUDA, its float32 products in full float32 (TF32 off), or None."""
     try:
         import torch
     except ImportError:
@@ -55,6 +53,16 @@ def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int, *,
     if not torch.cuda.is_available():
         return None
     torch.backends.cuda.matmul.allow_tf32 = False
+    return torch
+
+
+def time_cublas(a: np.ndarray, b: np.ndarray, reps: int, warmup: int, *,
+                queued: bool = False) -> ReferenceTiming | None:
+    """Median cuBLAS time through torch (CUDA events, TF32 off), or None without CUDA.
+    Each call is waited for before the next, unless ``queued`` (calls back to back)."""
+    torch = cuda_torch()
+    if torch is None:
+        return None
     ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
     for _ in range(warmup):
         ta @ tb
