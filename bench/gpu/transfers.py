@@ -4,6 +4,7 @@ numpy in and out under each transfer policy beside torch's, and a resident call'
 time against its kernel time.
 
     python3 bench/gpu/transfers.py --json transfers.json
+    python3 bench/gpu/transfers.py --mb 1,4,16 --shapes 1024x1024x1024,2048x512x2048 --json mid.json
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def median_ms(fn, reps=5, warmup=1):
     return statistics.median(samples)
 
 
-def raw_rates(device, nbytes=256 * 2**20):
+def raw_rates(device, nbytes=256 * 2**20, reps=5):
     import pyopencl as cl
 
     queue = Queue.for_device(device)
@@ -48,10 +49,14 @@ def raw_rates(device, nbytes=256 * 2**20):
     def gbs(ms, count=1):
         return round(count * nbytes / (ms * 1e6), 2)
 
-    rates["pageable_up_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, buffer, host).wait()))
-    rates["pageable_down_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, back, buffer).wait()))
-    rates["pinned_up_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, buffer, pinned).wait()))
-    rates["pinned_down_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, pinned, buffer).wait()))
+    rates["pageable_up_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, buffer, host).wait(),
+                                             reps=reps))
+    rates["pageable_down_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, back, buffer).wait(),
+                                               reps=reps))
+    rates["pinned_up_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, buffer, pinned).wait(),
+                                           reps=reps))
+    rates["pinned_down_gbs"] = gbs(median_ms(lambda: cl.enqueue_copy(q, pinned, buffer).wait(),
+                                             reps=reps))
     rates["device_copy_gbs_read_plus_write"] = gbs(median_ms(
         lambda: cl.enqueue_copy(q, other, buffer).wait(), reps=10), count=2)
     for threads in (1, 4, 8, 16):
@@ -60,12 +65,13 @@ def raw_rates(device, nbytes=256 * 2**20):
             lambda: transfers.parallel_copy(pinned.view(np.uint8), host.view(np.uint8))))
     transfers.COPY_THREADS = 8
     rates["staged_up_gbs"] = gbs(median_ms(lambda: (transfers.staged_upload(queue, host, buffer),
-                                                    q.finish())))
-    rates["staged_down_gbs"] = gbs(median_ms(lambda: transfers.staged_download(queue, buffer, back)))
-    rates["first_touch_gbs"] = gbs(median_ms(lambda: np.ones(nbytes // 4, np.float32)))
+                                                    q.finish()), reps=reps))
+    rates["staged_down_gbs"] = gbs(median_ms(lambda: transfers.staged_download(queue, buffer, back),
+                                             reps=reps))
+    rates["first_touch_gbs"] = gbs(median_ms(lambda: np.ones(nbytes // 4, np.float32), reps=reps))
     start = time.perf_counter()
     portgemm.empty_pinned((nbytes // 4,), np.float32, device)
-    rates["pin_new_256mb_ms"] = round((time.perf_counter() - start) * 1e3, 2)
+    rates["pin_new_ms"] = round((time.perf_counter() - start) * 1e3, 2)
     return rates
 
 
@@ -109,11 +115,16 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default="gpu")
     p.add_argument("--json", default="transfers.json")
+    p.add_argument("--mb", default="256", help="sizes of the raw rates, MiB, comma-separated")
+    p.add_argument("--shapes", default="2048x2048x2048,4096x4096x4096,8192x8192x8192,"
+                   "8192x256x8192", help="matmul's wall times at these MxNxK")
     args = p.parse_args()
     device = portgemm.select_device(args.device)
-    rates = raw_rates(device)
-    print(rates, flush=True)
-    shapes = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 256, 8192)]
+    rates = {}
+    for mb in (float(x) for x in args.mb.split(",")):
+        rates[f"{mb:g}MiB"] = raw_rates(device, int(mb * 2**20), reps=5 if mb >= 64 else 21)
+        print(mb, "MiB", rates[f"{mb:g}MiB"], flush=True)
+    shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     rows = walls(device, shapes)
     with open(args.json, "w") as f:
         json.dump({"device": device.description, "rates": rates, "walls": rows}, f, indent=1)
