@@ -24,6 +24,7 @@ def operands(m, n, k, seed=0):
 @pytest.mark.parametrize("policy", transfers.POLICIES)
 def test_every_transfer_policy(device, policy, monkeypatch):
     monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, policy)
+    monkeypatch.setattr(transfers, "STAGED_FROM_BYTES", 0)  # "staged" stages every array
     for shape in SHAPES:
         a, b = operands(*shape)
         assert_close(portgemm.gemm(a, b, device=device, variant="xgemm", poison=np.nan).c, a, b)
@@ -37,6 +38,7 @@ def test_every_transfer_policy(device, policy, monkeypatch):
 def test_staged_copies_many_chunks_in_a_row(any_device, monkeypatch):
     """Two operands through the same pinned buffers: the second waits for the first."""
     monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, "staged")
+    monkeypatch.setattr(transfers, "STAGED_FROM_BYTES", 0)
     monkeypatch.setattr(transfers, "CHUNK_BYTES", 4096)  # many chunks of a small problem
     transfers.staging_for.cache_clear()
     try:
@@ -45,6 +47,25 @@ def test_staged_copies_many_chunks_in_a_row(any_device, monkeypatch):
             assert_close(portgemm.matmul(a, b, device=any_device), a, b)
     finally:
         transfers.staging_for.cache_clear()
+
+
+def test_staged_policy_stages_only_large_arrays(any_device, monkeypatch):
+    """Below STAGED_FROM_BYTES an array goes by a plain copy, from it through the pinned
+    buffers: here A (70 x 130 floats, 36,400 bytes, the bound) and B (46,800) are
+    staged, C (70 x 90, 25,200) is not."""
+    monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, "staged")
+    monkeypatch.setattr(transfers, "STAGED_FROM_BYTES", 70 * 130 * 4)
+    staged = []
+    upload, download = transfers.staged_upload, transfers.staged_download
+    monkeypatch.setattr(transfers, "staged_upload",
+                        lambda queue, host, buffer: (staged.append(host.nbytes),
+                                                     upload(queue, host, buffer)))
+    monkeypatch.setattr(transfers, "staged_download",
+                        lambda queue, buffer, host: (staged.append(host.nbytes),
+                                                     download(queue, buffer, host)))
+    a, b = operands(70, 90, 130)
+    assert_close(portgemm.matmul(a, b, device=any_device), a, b)
+    assert staged == [70 * 130 * 4, 130 * 90 * 4]
 
 
 def test_device_arrays_stay_on_the_device(device):

@@ -13,8 +13,10 @@ way the device allows (:func:`policy_for`):
 * ``staged``: a discrete device: operands go through pinned (page-locked) staging
   buffers, a chunk at a time: host threads copy chunk i+1 into one buffer while the DMA
   engine moves chunk i from the other, and C comes back the same way. Copies from
-  pageable memory (what ``copy`` does) run at a fraction of the bus's speed. A numpy
-  array made by :func:`portgemm.empty_pinned` is pinned already and goes in one DMA.
+  pageable memory (what ``copy`` does) run at a fraction of the bus's speed, but below
+  STAGED_FROM_BYTES they take less time than the staging's threads and waits, so
+  smaller arrays go by a plain copy. A numpy array made by :func:`portgemm.empty_pinned`
+  is pinned already and goes in one DMA.
 * ``copy``: plain copies from and to the numpy arrays.
 
 ``PORTGEMM_TRANSFER=copy|staged|host_ptr|svm`` forces one (the tests run every policy on
@@ -38,6 +40,11 @@ from ..runtime.queue import Event, Queue
 TRANSFER_ENV_VAR = "PORTGEMM_TRANSFER"
 POLICIES = ("svm", "host_ptr", "staged", "copy")
 CHUNK_BYTES = 8 * 2**20     # one staging buffer; two per direction and queue
+# the policy "staged" stages arrays of at least this many bytes; smaller ones go by a
+# plain copy, which on the H200 was the faster below it: matmul 1.06-1.27x at operands of
+# 1-8 MiB (512^3 to 1448^3), where staged won 1.8-2x at 16 and 64 MiB
+# (bench/results/2026-11-27-h200-mid-transfers)
+STAGED_FROM_BYTES = 12 * 2**20
 COPY_THREADS = 8            # host threads filling a staging buffer, at most
 
 
@@ -239,7 +246,7 @@ class Transfer:
             return cl.Buffer(self.queue.context,
                              cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR, hostbuf=flat)
         buffer = self.queue.allocator(max(1, flat.nbytes))
-        if self.policy == "staged" and not is_pinned(data):
+        if self._stages(data):
             staged_upload(self.queue, flat, buffer)
         else:
             cl.enqueue_copy(self.queue.cl_queue, buffer, flat)
@@ -276,6 +283,12 @@ class Transfer:
         event = self.queue.fill(self._c_buffer, c.dtype.type(fill), c.nbytes)
         return self._c_buffer, [event.cl_event]
 
+    def _stages(self, array: np.ndarray) -> bool:
+        """Whether ``array`` goes through the staging buffers (policy "staged", not pinned
+        already, at least STAGED_FROM_BYTES)."""
+        return (self.policy == "staged" and array.nbytes >= STAGED_FROM_BYTES
+                and not is_pinned(array))
+
     def workspace(self, nbytes: int) -> Any:
         """Scratch memory for partial results (never seen by the host)."""
         return self.queue.allocator(max(1, nbytes))
@@ -293,7 +306,7 @@ class Transfer:
             if mapped.ctypes.data != self._c_host.ctypes.data:  # a driver that copied
                 self._c_host[...] = mapped
             mapped.base.release()
-        elif self.policy == "staged" and not is_pinned(self._c_host):
+        elif self._stages(self._c_host):
             last.wait()
             staged_download(self.queue, self._c_buffer, self._c_host)
         else:
