@@ -49,12 +49,16 @@ def test_staged_copies_many_chunks_in_a_row(any_device, monkeypatch):
         transfers.staging_for.cache_clear()
 
 
-def test_staged_policy_stages_only_large_arrays(any_device, monkeypatch):
-    """Below STAGED_FROM_BYTES an array goes by a plain copy, from it through the pinned
-    buffers: here A (70 x 130 floats, 36,400 bytes, the bound) and B (46,800) are
-    staged, C (70 x 90, 25,200) is not."""
+@pytest.mark.parametrize("bound, staged_bytes", [
+    (130 * 90 * 4, [70 * 130 * 4, 130 * 90 * 4, 70 * 90 * 4]),  # B reaches it: all three
+    (130 * 90 * 4 + 1, []),                                      # none does: plain copies
+])
+def test_staged_policy_stages_a_call_with_a_large_array(any_device, monkeypatch, bound,
+                                                        staged_bytes):
+    """A call stages its arrays (A 70 x 130 floats, 36,400 bytes; B 46,800; C 25,200)
+    where the largest reaches STAGED_FROM_BYTES, and copies them plainly where not."""
     monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, "staged")
-    monkeypatch.setattr(transfers, "STAGED_FROM_BYTES", 70 * 130 * 4)
+    monkeypatch.setattr(transfers, "STAGED_FROM_BYTES", bound)
     staged = []
     upload, download = transfers.staged_upload, transfers.staged_download
     monkeypatch.setattr(transfers, "staged_upload",
@@ -65,7 +69,7 @@ def test_staged_policy_stages_only_large_arrays(any_device, monkeypatch):
                                                      download(queue, buffer, host)))
     a, b = operands(70, 90, 130)
     assert_close(portgemm.matmul(a, b, device=any_device), a, b)
-    assert staged == [70 * 130 * 4, 130 * 90 * 4]
+    assert staged == staged_bytes
 
 
 def test_device_arrays_stay_on_the_device(device):

@@ -50,7 +50,7 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype,
                                          op_a.colmajor, op_b.colmajor)
     c = out if out is not None else new_result(queue, (m, n), a.dtype, a, b)
-    transfer = Transfer(queue, policy_for(queue.device))
+    transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     c_arg, waits = transfer.output(c, 0 if plan.zero_c else poison)
     arguments = {"A": transfer.input(op_a.data), "B": transfer.input(op_b.data), "C": c_arg}
     for index, elements in enumerate(plan.workspace):
@@ -83,7 +83,8 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     if found is None:
         return None
     plan, sources, options = found
-    transfer = Transfer(queue, policy_for(queue.device))
+    transfer = Transfer(queue, policy_for(queue.device), max(a.nbytes, b.nbytes,
+                                                             count * m * n * a.itemsize))
     pitches = [pitch_for(rows, cols, stack_alignment(queue, transfer), a.dtype.itemsize)
                for rows, cols in ((m, k), (k, n), (m, n))]
     sizes = [x * pitch * a.dtype.itemsize
@@ -141,6 +142,12 @@ def _launch(queue: Queue, plan, sources, options, arguments: dict, waits,
     kernel_ms = (time.perf_counter() - launched) * 1e3
     transfer.finish(events[-1])
     return events, kernel_ms, ()
+
+
+def largest_host_array(*arrays) -> int:
+    """Bytes of the largest numpy array among a call's A, B and C (device arrays move
+    nothing)."""
+    return max((x.nbytes for x in arrays if not is_device_array(x)), default=0)
 
 
 def new_result(queue: Queue, shape: tuple[int, int], dtype, a, b):

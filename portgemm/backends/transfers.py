@@ -13,10 +13,10 @@ way the device allows (:func:`policy_for`):
 * ``staged``: a discrete device: operands go through pinned (page-locked) staging
   buffers, a chunk at a time: host threads copy chunk i+1 into one buffer while the DMA
   engine moves chunk i from the other, and C comes back the same way. Copies from
-  pageable memory (what ``copy`` does) run at a fraction of the bus's speed, but below
-  STAGED_FROM_BYTES they take less time than the staging's threads and waits, so
-  smaller arrays go by a plain copy. A numpy array made by :func:`portgemm.empty_pinned`
-  is pinned already and goes in one DMA.
+  pageable memory (what ``copy`` does) run at a fraction of the bus's speed, but for
+  arrays under STAGED_FROM_BYTES they take less time than the staging's threads and
+  waits, so a call whose arrays are all smaller copies them plainly. A numpy array made
+  by :func:`portgemm.empty_pinned` is pinned already and goes in one DMA.
 * ``copy``: plain copies from and to the numpy arrays.
 
 ``PORTGEMM_TRANSFER=copy|staged|host_ptr|svm`` forces one (the tests run every policy on
@@ -40,10 +40,12 @@ from ..runtime.queue import Event, Queue
 TRANSFER_ENV_VAR = "PORTGEMM_TRANSFER"
 POLICIES = ("svm", "host_ptr", "staged", "copy")
 CHUNK_BYTES = 8 * 2**20     # one staging buffer; two per direction and queue
-# the policy "staged" stages arrays of at least this many bytes; smaller ones go by a
-# plain copy, which on the H200 was the faster below it: matmul 1.06-1.27x at operands of
-# 1-8 MiB (512^3 to 1448^3), where staged won 1.8-2x at 16 and 64 MiB
-# (bench/results/2026-11-27-h200-mid-transfers)
+# the policy "staged" stages a call's arrays where the largest of them has at least this
+# many bytes; a call of smaller ones copies them plainly, which on the H200 took less
+# time: matmul 1.08-1.25x as fast at operands of 1-8 MiB (512^3 to 1448^3), level from
+# 16 MiB, where staging won 1.35-1.56x against plain copies; staging only the largest
+# array of a call took 0.90x at 2048 x 512 x 2048 (bench/results/2026-11-27-h200-mid-
+# transfers)
 STAGED_FROM_BYTES = 12 * 2**20
 COPY_THREADS = 8            # host threads filling a staging buffer, at most
 
@@ -215,8 +217,11 @@ class Transfer:
     """One call's operands on the device: kernel arguments for A, B, C and workspaces,
     and :meth:`finish`, which makes C's values visible where the caller gets them."""
 
-    def __init__(self, queue: Queue, policy: str):
+    def __init__(self, queue: Queue, policy: str, largest: int = 0):
+        """``largest``: the bytes of the call's largest numpy array (A, B or C), which
+        decides whether the policy "staged" stages them (STAGED_FROM_BYTES)."""
         self.queue, self.policy = queue, policy
+        self.staging = policy == "staged" and largest >= STAGED_FROM_BYTES
         self._c_host: np.ndarray | None = None
         self._c_buffer = None
 
@@ -284,10 +289,9 @@ class Transfer:
         return self._c_buffer, [event.cl_event]
 
     def _stages(self, array: np.ndarray) -> bool:
-        """Whether ``array`` goes through the staging buffers (policy "staged", not pinned
-        already, at least STAGED_FROM_BYTES)."""
-        return (self.policy == "staged" and array.nbytes >= STAGED_FROM_BYTES
-                and not is_pinned(array))
+        """Whether ``array`` goes through the staging buffers (a call that stages, an
+        array not pinned already)."""
+        return self.staging and not is_pinned(array)
 
     def workspace(self, nbytes: int) -> Any:
         """Scratch memory for partial results (never seen by the host)."""
