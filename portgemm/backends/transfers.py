@@ -42,10 +42,9 @@ POLICIES = ("svm", "host_ptr", "staged", "copy")
 CHUNK_BYTES = 8 * 2**20     # one staging buffer; two per direction and queue
 # the policy "staged" stages a call's arrays where the largest of them has at least this
 # many bytes; a call of smaller ones copies them plainly, which on the H200 took less
-# time: matmul 1.08-1.25x as fast at operands of 1-8 MiB (512^3 to 1448^3), level from
-# 16 MiB, where staging won 1.35-1.56x against plain copies; staging only the largest
-# array of a call took 0.90x at 2048 x 512 x 2048 (bench/results/2026-11-27-h200-mid-
-# transfers)
+# time: matmul 1.13-1.28x as fast at operands of 1-8 MiB (512^3 to 1448^3); from 16 MiB
+# staging is 1.14-1.63x as fast as plain copies; staging only the largest array of a
+# call took 0.90x at 2048 x 512 x 2048 (bench/results/2026-11-27-h200-mid-transfers)
 STAGED_FROM_BYTES = 12 * 2**20
 COPY_THREADS = 8            # host threads filling a staging buffer, at most
 
