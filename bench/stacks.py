@@ -38,8 +38,8 @@ def torch_matmul(device):
     return call
 
 
-def best_of(call, count=3) -> float:
-    time.sleep(0.15)  # the other side's threads (OpenBLAS's, the runtime's) stop spinning
+def best_of(call, count=3, pause=0.15) -> float:
+    time.sleep(pause)  # the other side's threads (OpenBLAS's, the runtime's) stop spinning
     times = []
     for _ in range(count):
         start = time.perf_counter()

@@ -5,27 +5,20 @@ and the whole call from numpy and back), medians of 10 after 3.
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 
 import portgemm
 from portgemm.backends import opencl
 from portgemm.bench.references import cuda_torch
+from transfers import median_ms as timed_ms  # bench/gpu/transfers.py, beside this file
 
 CASES = [((64, 128, 128), (64, 128, 128)), ((256, 32, 64), (256, 64, 32)),
          ((128, 128), (64, 128, 128)), ((8, 512, 512), (8, 512, 512))]
 
 
-def median_ms(call, reps=10, warmup=3):
-    for _ in range(warmup):
-        call()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+def median_ms(call):
+    return timed_ms(call, reps=10, warmup=3)
 
 
 def main() -> None:

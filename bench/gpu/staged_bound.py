@@ -7,7 +7,8 @@ best of 5 calls a round, median of 7 rounds.
 import argparse
 import os
 import statistics
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -15,14 +16,12 @@ import portgemm
 from portgemm.backends import transfers
 from portgemm.bench.references import cuda_torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from stacks import best_of  # noqa: E402  (bench/stacks.py)
 
-def best_ms(call, count=5):
-    times = []
-    for _ in range(count):
-        start = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - start) * 1e3)
-    return min(times)
+
+def best_ms(call):
+    return best_of(call, count=5, pause=0)
 
 
 def main() -> None:

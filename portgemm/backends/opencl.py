@@ -83,15 +83,14 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     if found is None:
         return None
     plan, sources, options = found
-    transfer = Transfer(queue, policy_for(queue.device), max(a.nbytes, b.nbytes,
-                                                             count * m * n * a.itemsize))
+    c = out if out is not None else np.empty((count, m, n), a.dtype)  # C-contiguous
+    transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     pitches = [pitch_for(rows, cols, stack_alignment(queue, transfer), a.dtype.itemsize)
                for rows, cols in ((m, k), (k, n), (m, n))]
     sizes = [x * pitch * a.dtype.itemsize
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
     if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
         return None  # one product at a time fits, as matmul checks for each
-    c = out if out is not None else np.empty((count, m, n), a.dtype)  # C-contiguous
     pitched = pitches[2] != m * n  # C's matrices then come back apart, and are moved in
     c_flat = np.empty(count * pitches[2], a.dtype) if pitched else c.reshape(-1)
     c_arg, waits = transfer.output(c_flat, poison)
@@ -230,13 +229,11 @@ class OpenCLBackend:
         of few tiles), or else, for small products (STACK_UNPACKED_WORK), also without
         packing; None where neither runs in one launch."""
         queue = Queue.for_device(resolved.device)
-        unsplit = with_values(resolved.params, UNSPLIT)
-        tries = [unsplit]
-        if a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK:
-            tries.append(with_values(unsplit, UNPACKED))
-        for number, params in enumerate(tries):
-            if number and params == tries[number - 1]:
-                continue
+        tries = [with_values(resolved.params, UNSPLIT)]
+        unpacked = with_values(tries[0], UNPACKED)
+        if unpacked != tries[0] and a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK:
+            tries.append(unpacked)
+        for params in tries:
             if params != resolved.params:
                 try:
                     params = resolved.impl.check(params, resolved.device, a.dtype.itemsize)
