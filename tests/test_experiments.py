@@ -117,7 +117,9 @@ def test_a_wrong_point_is_marked_in_table_json_and_plot(any_device, tmp_path, mo
 def test_without_matplotlib_tables_and_json_are_written(any_device, tmp_path, monkeypatch,
                                                         capsys):
     (tmp_path / "003-length-sweep.png").write_bytes(b"stale")  # from an earlier run
-    loaded = sys.modules.get("matplotlib")
+    # loaded before it is hidden, so the same module comes back: a fresh one beside the
+    # old one's submodules (matplotlib.pyplot) breaks every later test that plots
+    import matplotlib
     monkeypatch.setitem(sys.modules, "matplotlib", None)       # import matplotlib fails
     code = main(["run", "003-length-sweep", "--mode", "tiny", "--device",
                  any_device.filter_string, "--out", str(tmp_path), "--no-progress"])
@@ -128,11 +130,7 @@ def test_without_matplotlib_tables_and_json_are_written(any_device, tmp_path, mo
     assert 'pip install "portgemm[plot]"' in md and "| inreg, tile 2x2 |" in md
     assert 'pip install "portgemm[plot]"' in capsys.readouterr().out
 
-    # matplotlib is back: draw from the JSON
-    if loaded is None:
-        monkeypatch.delitem(sys.modules, "matplotlib")
-    else:
-        monkeypatch.setitem(sys.modules, "matplotlib", loaded)
+    monkeypatch.setitem(sys.modules, "matplotlib", matplotlib)  # back: draw from the JSON
     assert main(["redraw", "003-length-sweep", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "003-length-sweep.png").exists()
     md = (tmp_path / "003-length-sweep.md").read_text()
