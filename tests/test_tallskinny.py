@@ -902,10 +902,11 @@ def test_the_walk_covers_every_run_and_group_size_and_keeps_the_fastest(any_devi
         assert gs % 2 == 1 and gs * bs >= k / run
         assert (gs - 2) * bs < k / run or gs == least  # the fewest groups that give the run
         assert (gs, bs) in phvm.configurations(replace(cpu, run=run), k) or bs > cpu.sms
-    # the fastest, or of the points tied with it the longest run, then the largest group
+    # the fastest, or of the points tied with it the longest run, and that run's fastest group
     assert probing.fastest_walk({(16, 1024): 9.0, (128, 64): 7.5, (256, 16): 8.0}) == (128, 64)
-    assert probing.fastest_walk({(16, 1024): 7.6, (128, 64): 7.5, (256, 16): 7.7,
-                                 (256, 32): 7.8, (512, 16): 9.0}) == (256, 32)
+    assert probing.fastest_walk({(16, 1024): 7.6, (128, 64): 7.5, (256, 16): 7.8,
+                                 (256, 32): 7.7, (256, 64): 9.5, (512, 16): 9.0}) == (256, 32)
+    assert probing.fastest_walk({(128, 64): 7.5, (256, 16): 7.7, (256, 32): 7.8}) == (256, 16)
     assert probing.WALK_SLACK < 1.1
 
 

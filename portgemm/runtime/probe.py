@@ -49,8 +49,8 @@ STREAM_BYTES = 256 * 2**20
 # raised whenever a change to the kernels below changes what they measure. 2: each chase
 # starts at another random line (version 1's runs found the last run's lines in cache, and
 # a Zen 5's global latency came out at 2-96 ns instead of about 230). 3: run_steps.
-# 4: run_steps and group_size from the paper's kernel itself
-PROBE_VERSION = 4
+# 4: run_steps and group_size from the paper's kernel itself. 5: the walk's runs in steps of a square root of 2
+PROBE_VERSION = 5
 
 _KERNELS = r"""
 __kernel void chase_global(__global const int *next, const int start, const int steps,
@@ -217,7 +217,10 @@ def measure(device: Device) -> Probe:
 # --- a CPU's run and group size: the paper's kernel itself ------------------------------
 
 WALK_SHAPE = (3, 3, 4_000_000)  # tall-skinny, its operands past the caches; no size judged
-WALK_RUNS = (8, 16, 32, 64, 128, 256, 512)  # steps of K a work-item
+# steps of K a work-item, in steps of a square root of 2: on a Zen 5 the fastest run lay
+# between two doublings (362 steps), 1.10x faster than the 256 a doubling's grid gave
+# (bench/results/2026-11-27-cpu-zen5-phvm-runs)
+WALK_RUNS = (8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512)
 WALK_ROUNDS = 3
 WALK_SLACK = 1.05  # points this near the fastest count as tied (the rounds' spread here)
 
@@ -287,12 +290,14 @@ def walk_times(device: Device, points=None, rounds: int = WALK_ROUNDS) -> dict:
 
 
 def fastest_walk(times: dict) -> tuple[int, int]:
-    """(run, BS) of :func:`walk_times`'s fastest point; of those within WALK_SLACK of it,
-    the longest run, then the largest group: the same loads by fewer work-items in fewer
-    groups, each group paying its tree and atomic add once an element of C, which a C of
-    more elements than the walk's nine pays more often."""
+    """(run, BS) from :func:`walk_times`: of the points within WALK_SLACK of the fastest,
+    the longest run (the same loads by fewer work-items, each group paying its tree and
+    atomic add once an element of C), and at that run the fastest group. Taking the
+    largest group there instead picked groups of 32 where 16 ran 1.05-1.46x faster at
+    5 x 5 x 3e6 on a Zen 5 (bench/results/2026-11-27-cpu-zen5-phvm-runs)."""
     fastest = min(times.values())
-    return max(point for point, ms in times.items() if ms <= WALK_SLACK * fastest)
+    run = max(r for (r, _), ms in times.items() if ms <= WALK_SLACK * fastest)
+    return min((point for point in times if point[0] == run), key=times.get)
 
 
 def _read_bandwidth(queue: Queue, stream) -> float:
