@@ -1,7 +1,7 @@
 """One A times a stack of B two ways, wall time of matmul (numpy in and out): B's matrices
 side by side in one product (the backend's one launch declined) against one launch over
 the stack (side by side never taken), in turn, median of 5 rounds of best-of-3.
-    python3 bench/gpu/side_or_stack.py [--device gpu]"""
+    python3 bench/gpu/side_or_stack.py [--device gpu] [--shapes 37x50@100x50x20,...]"""
 
 import argparse
 import sys
@@ -24,10 +24,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
     parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--shapes", default=None,
+                        help="A@B pairs, each side's axes joined by x, pairs by commas")
     args = parser.parse_args()
+    shapes = SHAPES if args.shapes is None else [
+        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
+        for pair in args.shapes.split(",")]
     shipped, launch = stacks.SIDE_BY_SIDE_VALUES, OpenCLBackend.run_stack
     rng = np.random.default_rng(0)
-    for a_shape, b_shape in SHAPES:
+    for a_shape, b_shape in shapes:
         a = rng.standard_normal(a_shape).astype(args.dtype)
         b = rng.standard_normal(b_shape).astype(args.dtype)
         times = {"side by side": [], "one launch": []}
