@@ -49,7 +49,8 @@ STREAM_BYTES = 256 * 2**20
 # raised whenever a change to the kernels below changes what they measure. 2: each chase
 # starts at another random line (version 1's runs found the last run's lines in cache, and
 # a Zen 5's global latency came out at 2-96 ns instead of about 230). 3: run_steps.
-# 4: run_steps and group_size from the paper's kernel itself. 5: the walk's runs in steps of a square root of 2
+# 4: run_steps and group_size from the paper's kernel itself. 5: the walk's runs in
+# steps of a square root of 2
 PROBE_VERSION = 5
 
 _KERNELS = r"""
