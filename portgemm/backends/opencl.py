@@ -9,6 +9,7 @@ import numpy as np
 
 from ..auto import choose
 from ..auto.default import named_defaults
+from ..auto.packing import edge_free_columns
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
@@ -69,16 +70,18 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
 
 def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
               b: np.ndarray, out: np.ndarray | None = None, *,
-              poison: float | None = None) -> GemmResult | None:
+              poison: float | None = None, columns: int | None = None) -> GemmResult | None:
     """C[i] = A[i] @ B[i] for numpy stacks A (1 or S, M, K) and B (1 or S, K, N) in one
     launch (a stack of one matrix serves every product), C (S, M, N) new or ``out``.
-    None where the variant's plan for one product cannot be stacked (families.base.
-    over_stack): the caller runs the products one by one instead."""
+    ``columns``: the launch's B and C that many columns wide (at least N; B's columns
+    past N zeros, C's dropped). None where the variant's plan for one product cannot be
+    stacked (families.base.over_stack): the caller runs the products one by one instead."""
     start = time.perf_counter()
     count = max(a.shape[0], b.shape[0])
     m, k = a.shape[1:]
     n = b.shape[2]
-    found = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype, False, False,
+    width = columns or n
+    found = launch_plan(variant, tuple(params.items()), m, width, k, a.dtype, False, False,
                         stack=count)
     if found is None:
         return None
@@ -86,25 +89,26 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     c = out if out is not None else np.empty((count, m, n), a.dtype)  # C-contiguous
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     pitches = [pitch_for(rows, cols, stack_alignment(queue, transfer), a.dtype.itemsize)
-               for rows, cols in ((m, k), (k, n), (m, n))]
+               for rows, cols in ((m, k), (k, width), (m, width))]
     sizes = [x * pitch * a.dtype.itemsize
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
     if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
         return None  # one product at a time fits, as matmul checks for each
-    pitched = pitches[2] != m * n  # C's matrices then come back apart, and are moved in
+    pitched = pitches[2] != m * n  # C's matrices then come back apart (or wider): moved in
     c_flat = np.empty(count * pitches[2], a.dtype) if pitched else c.reshape(-1)
     c_arg, waits = transfer.output(c_flat, poison)
     arguments = {"A": transfer.input(packed(a, pitches[0])),
-                 "B": transfer.input(packed(b, pitches[1])), "C": c_arg}
+                 "B": transfer.input(packed(b, pitches[1], width)), "C": c_arg}
     i32, i64 = np.int32, np.int64
-    arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(k), ldb=i32(n), ldc=i32(n),
+    arguments.update(M=i32(m), N=i32(width), K=i32(k), lda=i32(k), ldb=i32(width),
+                     ldc=i32(width),
                      stride_a=i64(pitches[0] if a.shape[0] > 1 else 0),
                      stride_b=i64(pitches[1] if b.shape[0] > 1 else 0),
                      stride_c=i64(pitches[2]))
     events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
                                          transfer)
     if pitched:
-        c[...] = matrices(c_flat, count, m, n, pitches[2])
+        c[...] = matrices(c_flat, count, m, width, pitches[2])[:, :, :n]
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)
@@ -227,7 +231,8 @@ class OpenCLBackend:
         """A stack of products in one launch (:func:`run_stack`): the resolved
         parameters without split-K (the stack fills the device: splitting K is for a C
         of few tiles), or else, for small products (STACK_UNPACKED_WORK), also without
-        packing; None where neither runs in one launch."""
+        packing, B and C then as wide as the family reads B in place fast
+        (auto.packing.edge_free_columns); None where neither runs in one launch."""
         queue = Queue.for_device(resolved.device)
         tries = [with_values(resolved.params, UNSPLIT)]
         unpacked = with_values(tries[0], UNPACKED)
@@ -239,7 +244,8 @@ class OpenCLBackend:
                     params = resolved.impl.check(params, resolved.device, a.dtype.itemsize)
                 except ParameterError:
                     continue
-            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison)
+            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
+                               columns=edge_free_columns(resolved.impl, params, b.shape[2]))
             if result is not None:
                 result.source, result.reason = resolved.source, resolved.reason
                 return result
