@@ -8,7 +8,6 @@ set -uo pipefail
 source bench/gpu/steps.sh
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,memory.total --format=csv \
   | tee "$out/gpu.txt"
-git rev-parse HEAD > "$out/commit.txt" 2>/dev/null || true
 if part tests; then
   TAILN=14 step tests "${TESTS_LIMIT:-450}" python3 -m pytest -q -rf --tb=short \
     -p no:cacheprovider -n "${WORKERS:-8}" --durations=10 tests/
