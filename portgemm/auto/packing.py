@@ -107,7 +107,7 @@ def _fit_in_place(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dic
     tile_rows, tile_columns = impl.elements_per_item(params)
     pitch_of_pages = page is not None and c.m > tile_rows and c.n * c.itemsize % page == 0
     if not params.get("PACKED") or c.m > rows or c.n < tile_columns or pitch_of_pages \
-            or _slow_edge(impl, params, c):
+            or _slow_edge(impl, params, c.n):
         return params, ""
     why = f"a C of {c.m} rows (<= {rows}) does not repay packing it"
     params = {**params, "PACKED": 0}
@@ -117,14 +117,18 @@ def _fit_in_place(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dic
     return params, f"B read in place (PACKED=0): {why}"
 
 
-def _slow_edge(impl: Variant, params: dict[str, Any], c: Target) -> bool:
+def _slow_edge(impl: Variant, params: dict[str, Any], n: int) -> bool:
     """Whether a group's columns past N (panel's last group reads B in place through
     clamped columns, value by value) would weigh: C has fewer than the family's
     IN_PLACE_EDGE_GROUPS groups of columns and the last is partial. Packed, the columns
     past N are zeros and every group reads whole vectors."""
-    groups = IN_PLACE_EDGE_GROUPS.get(impl.name, 0)
-    group_columns = impl.elements_per_item(params)[1] * impl.work_group(params)[1]
-    return c.n % group_columns != 0 and c.n < groups * group_columns
+    groups, columns = IN_PLACE_EDGE_GROUPS.get(impl.name, 0), _group_columns(impl, params)
+    return n % columns != 0 and n < groups * columns
+
+
+def _group_columns(impl: Variant, params: dict[str, Any]) -> int:
+    """Columns of C one work-group holds."""
+    return impl.elements_per_item(params)[1] * impl.work_group(params)[1]
 
 
 def edge_free_columns(impl: Variant, params: dict[str, Any], n: int) -> int | None:
@@ -132,15 +136,14 @@ def edge_free_columns(impl: Variant, params: dict[str, Any], n: int) -> int | No
     no group of columns has the slow partial last group of :func:`_slow_edge`: whole
     groups, the columns past ``n`` zeros in B. None where the parameters have no such
     edge. A stack in one launch cannot pack B (a launch of its own) and widens instead:
-    on a Zen 5, 64 products of 100 x 100 x 100 took 0.60-0.64 ms with B 128 columns
-    wide, copies included, against 1.08 ms in place (bench/results/2026-11-27-cpu-zen5-
-    stack-edges)."""
+    on a Zen 5, 64 products of 100 x 100 x 100 took 0.39 ms of kernel time with B 128
+    columns wide against 1.04 ms in place, the whole call 0.70 against 1.09 ms
+    (bench/results/2026-11-27-cpu-zen5-stack-edges)."""
     if "PACKED" not in impl.defaults or params.get("PACKED"):
         return None
-    if not _slow_edge(impl, params, Target(0, n, None, 1, 4)):
+    if not _slow_edge(impl, params, n):
         return None
-    group_columns = impl.elements_per_item(params)[1] * impl.work_group(params)[1]
-    return ceil(n / group_columns) * group_columns
+    return ceil(n / _group_columns(impl, params)) * _group_columns(impl, params)
 
 
 def _changed(params: dict[str, Any], fitted: dict[str, Any], note: str) -> tuple[dict, str]:
