@@ -59,18 +59,20 @@
  * work-group layer a product, and layer z moves A, B and C to the z-th matrix of each,
  * which lie stride_a, stride_b and stride_c values apart (a stride of 0: one matrix
  * serves every product). Every kernel that takes GEMM_ARGS (or SPLIT_GEMM_ARGS) starts
- * with ENTER_STACK (splitk.h's SPLIT_K holds it); the host stacks only plans of one
- * launch with no workspace (portgemm/families/base.py: over_stack). */
+ * with ENTER_STACK (splitk.h's SPLIT_K holds it), a kernel whose C has another name with
+ * ENTER_STACK_OF(that name); the host stacks only plans of one launch with no workspace
+ * (portgemm/families/base.py: over_stack). */
 #if STACKED
 #define STACK_ARGS const long stride_a, const long stride_b, const long stride_c,
-#define ENTER_STACK                                                                       \
+#define ENTER_STACK_OF(out)                                                               \
     A += get_group_id(2) * stride_a;                                                      \
     B += get_group_id(2) * stride_b;                                                      \
-    C += get_group_id(2) * stride_c
+    out += get_group_id(2) * stride_c
 #else
 #define STACK_ARGS
-#define ENTER_STACK (void)0
+#define ENTER_STACK_OF(out) (void)0
 #endif
+#define ENTER_STACK ENTER_STACK_OF(C)
 
 #define GEMM_ARGS STACK_ARGS const int M, const int N, const int K,       \
                   __global const REAL *restrict A, const int lda,          \

@@ -43,6 +43,7 @@
  * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
  * load B's rows across the lanes instead, a gather for every row of the tile.
  * NDRange: GS * T / TG work-groups of BS * TG work-items (one dimension); any M, N, K >= 1.
+ * STACKED (a plan of one group along K alone): a third dimension of one layer a product.
  */
 #include "common.h"
 
@@ -632,7 +633,7 @@ inline bool aligned_runs(__global const REAL *p, const int n, const int ld)
 }
 
 __kernel __attribute__((reqd_work_group_size(BS * TG, 1, 1)))
-void partial_tiles(const int M, const int N, const int K,
+void partial_tiles(STACK_ARGS const int M, const int N, const int K,
                    __global const REAL *restrict A, const int lda,
                    __global const REAL *restrict B, const int ldb,
                    __global REAL *restrict W
@@ -641,6 +642,9 @@ void partial_tiles(const int M, const int N, const int K,
 #endif
                    )
 {
+    /* The host stacks only the plan of one group along K, whose W is C itself
+     * (portgemm/families/tallskinny.py). */
+    ENTER_STACK_OF(W);
     const int lid = get_local_id(0);
     const int sid = lid % BS;  /* the work-item's place in its tile's block */
     const int block = lid / BS;

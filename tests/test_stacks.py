@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -250,11 +252,12 @@ def test_every_stacking_variant_runs_a_stack_in_one_launch(device, dtype):
 
 def test_families_that_stack_enter_the_stack_in_their_kernel():
     """``stacks`` says the kernel takes STACK_ARGS: its source starts a product with
-    ENTER_STACK (or SPLIT_K, which holds it)."""
+    ENTER_STACK or ENTER_STACK_OF (or SPLIT_K, which holds it)."""
     for name in portgemm.variants():
         impl = get_variant(name)
         source = read_kernel(impl.source_file)
-        enters = "ENTER_STACK;" in source or "SPLIT_K(" in source
+        enters = ("ENTER_STACK;" in source or "SPLIT_K(" in source
+                  or re.search(r"ENTER_STACK_OF\(\w+\);", source) is not None)
         assert enters == impl.stacks, name
 
 
@@ -276,9 +279,12 @@ def test_two_stacks_are_one_launch_and_a_plan_of_two_launches_is_not(any_device,
     a, b = operand((6, 21, 35), np.float32, rng), operand((6, 35, 9), np.float32, rng)
     check(portgemm.matmul(a, b, device=any_device, variant="tiled"), a, b)
     assert calls == {"run": 0, "stack": 1}
-    # tallskinny's kernels take no stack: a call a pair
-    check(portgemm.matmul(a, b, device=any_device, variant="tallskinny"), a, b)
-    assert calls == {"run": 6, "stack": 2}
+    # tallskinny's groups along K sum their slices in a second launch: a stack of as many
+    # products as groups takes one group a product instead, a shorter one a call a pair
+    for groups, runs in ((6, 0), (7, 6)):
+        check(portgemm.matmul(a, b, device=any_device, variant="tallskinny",
+                              params={"GS": groups, "BS": 1}), a, b)
+        assert calls == {"run": runs, "stack": 2 + (groups == 7)}
 
 
 def test_a_stack_drops_split_k_always_and_packing_for_small_products(any_device, monkeypatch):
@@ -293,6 +299,26 @@ def test_a_stack_drops_split_k_always_and_packing_for_small_products(any_device,
     assert opencl.BACKEND.run_stack(packed, a, b).params["PACKED"] == 0
     monkeypatch.setattr(opencl, "STACK_UNPACKED_WORK", 20 * 24 * 40 - 1)
     assert opencl.BACKEND.run_stack(packed, a, b) is None  # a call a product keeps packing
+
+
+@pytest.mark.parametrize("params", [
+    {"ROWVEC": 1, "BS": 1, "tile_y": 2, "tile_x": 20, "KU": 2},          # a CPU's form
+    {"ROWVEC": 0, "BS": 32, "tile_y": 3, "tile_x": 4, "REDUCE": 1, "TG": 2},  # a GPU's
+    {"ROWVEC": 0, "BS": 16, "tile_y": 4, "tile_x": 4, "REDUCE": 0, "FUSE": 1}])
+def test_tallskinny_stacks_with_one_group_along_k(any_device, params):
+    """Each product of C's tiles (edges included), poisoned first, in one launch: the
+    groups along K (GS, as many as the products) and the last group's sum (FUSE) give
+    way to one group."""
+    for counts in [(4, 4, 7, 9, 301), (1, 5, 5, 41, 64), (3, 1, 11, 3, 1000)]:
+        a, b = stacked_operands(counts, np.float32)
+        count = max(a.shape[0], b.shape[0])
+        resolved = opencl.BACKEND.resolve(any_device, "tallskinny", {**params, "GS": count},
+                                          (a.shape[1], b.shape[2], a.shape[2]), a.dtype)
+        result = opencl.BACKEND.run_stack(resolved, a, b, poison=np.nan)
+        assert result is not None and result.params["GS"] == 1, counts
+        for index in range(result.c.shape[0]):
+            check(result.c[index], a[min(index, a.shape[0] - 1)],
+                  b[min(index, b.shape[0] - 1)])
 
 
 def test_b_in_place_past_a_slow_edge_is_widened_to_whole_groups_of_columns():

@@ -13,7 +13,7 @@ from ..auto.packing import edge_free_columns
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
-from ..families.base import UNPACKED, UNSPLIT, with_values
+from ..families.base import ONE_GROUP_ALONG_K, UNPACKED, UNSPLIT, with_values
 from ..families.launch import build_options, launch_plan  # noqa: F401 (callers import them here)
 from ..operands import as_operand, is_device_array
 from ..result import GemmResult
@@ -230,14 +230,20 @@ class OpenCLBackend:
                   poison: float | None = None) -> GemmResult | None:
         """A stack of products in one launch (:func:`run_stack`): the resolved
         parameters without split-K (the stack fills the device: splitting K is for a C
-        of few tiles), or else, for small products (STACK_UNPACKED_WORK), also without
-        packing, B and C then as wide as the family reads B in place fast
-        (auto.packing.edge_free_columns); None where neither runs in one launch."""
+        of few tiles), or else without packing for small products (STACK_UNPACKED_WORK),
+        B and C then as wide as the family reads B in place fast
+        (auto.packing.edge_free_columns), and with one group along K where the stack
+        has as many products as the parameters have groups (tallskinny's GS, whose
+        groups sum their slices in a launch of their own); None where neither runs in
+        one launch."""
+        count = max(a.shape[0], b.shape[0])
+        lean = dict(UNPACKED) if a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK else {}
+        if count >= resolved.params.get("GS", count + 1):
+            lean.update(ONE_GROUP_ALONG_K)
         queue = Queue.for_device(resolved.device)
         tries = [with_values(resolved.params, UNSPLIT)]
-        unpacked = with_values(tries[0], UNPACKED)
-        if unpacked != tries[0] and a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK:
-            tries.append(unpacked)
+        if with_values(tries[0], lean) != tries[0]:
+            tries.append(with_values(tries[0], lean))
         for params in tries:
             if params != resolved.params:
                 try:

@@ -120,9 +120,11 @@ def split_along_k(whole: LaunchPlan, m: int, n: int, splits: int) -> LaunchPlan:
 STACK_KERNEL_ARGS = ("stride_a", "stride_b", "stride_c")
 
 # parameters that add launches to a plan, with the values that take them away: a split
-# of K (its layers and their sum) and packing (B or A copied into a workspace first).
-# A stack of products runs in one launch (over_stack) only without them.
+# of K (its layers and their sum; tallskinny's groups along K, which sum their slices
+# after) and packing (B or A copied into a workspace first). A stack of products runs in
+# one launch (over_stack) only without them.
 UNSPLIT = {"KSPLIT": 1}
+ONE_GROUP_ALONG_K = {"GS": 1}
 UNPACKED = {"PACKED": 0, "PACK_A": 0}
 
 

@@ -66,7 +66,6 @@ def butterfly_miscompiled(device: Device) -> bool:
 
 class TallSkinny(Variant):
     name = "tallskinny"
-    stacks = False  # its kernels do not take a stack (kernels_cl/common.h: STACKED)
     source_file = "tallskinny.cl"
     summary = ("small M x N, deep K: a whole tile of C per work-item over a coalesced slice "
                "of K, partial tiles reduced in a second pass or by the last work-group "
