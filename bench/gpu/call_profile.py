@@ -1,7 +1,7 @@
 """Where a small GPU call from numpy goes, beside torch: the whole call, the bare copies
 of the same bytes by pyopencl (fresh buffers, host to device and back) and by torch, and
 a profile of portgemm's call (functions by own time).
-    python3 bench/gpu/call_profile.py [--dtype float32] [--reps 30]"""
+    python3 bench/gpu/call_profile.py [--dtype float32] [--reps 30] [--shapes 64x2x1000@64x1000x50,...]"""
 
 import argparse
 import cProfile
@@ -24,13 +24,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--shapes", default=None,
+                        help="A@B pairs, each side's axes joined by x, pairs by commas")
     args = parser.parse_args()
+    cases = CASES if args.shapes is None else [
+        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
+        for pair in args.shapes.split(",")]
     torch = cuda_torch()
     device = portgemm.select_device("gpu")
     queue = Queue(device)
     ctx, q = queue.context, queue.cl_queue
     rng = np.random.default_rng(0)
-    for a_shape, b_shape in CASES:
+    for a_shape, b_shape in cases:
         a = rng.standard_normal(a_shape).astype(args.dtype)
         b = rng.standard_normal(b_shape).astype(args.dtype)
         c = np.matmul(a, b)
