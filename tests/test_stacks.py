@@ -376,3 +376,25 @@ def test_a_stack_in_one_launch_under_every_transfer_policy(device, policy, monke
         assert portgemm.matmul(a, b, device=device, variant="vec", out=out) is out
         for index in range(out.shape[0]):
             check(out[index], a[min(index, a.shape[0] - 1)], b[min(index, b.shape[0] - 1)])
+
+
+@pytest.mark.parametrize("policy", ["staged", "copy"])
+def test_device_memory_spaces_the_stack_out_on_the_device(device, policy, monkeypatch):
+    """In device memory the matrices go up as they lie and the device spaces them out to
+    its alignment (and C back): the host lays out nothing (stack_layout.packed unused),
+    and every product, C poisoned first, is right."""
+    from portgemm.backends import transfers
+
+    def no_host_layout(*args, **kwargs):
+        raise AssertionError("a stack laid out on the host")
+
+    monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, policy)
+    monkeypatch.setattr(transfers, "packed", no_host_layout)
+    for counts in STACKED:
+        a, b = stacked_operands(counts, np.float32, seed=2)
+        resolved = opencl.BACKEND.resolve(device, "tiled", None,
+                                          (a.shape[1], b.shape[2], a.shape[2]), a.dtype)
+        result = opencl.BACKEND.run_stack(resolved, a, b, poison=np.nan)
+        for index in range(result.c.shape[0]):
+            check(result.c[index], a[min(index, a.shape[0] - 1)],
+                  b[min(index, b.shape[0] - 1)])

@@ -21,7 +21,7 @@ from ..runtime.device import Device
 from ..runtime.queue import Queue
 from ..runtime.selectors import DeviceSpec, select_device, select_devices
 from . import Resolved
-from .stack_layout import matrices, packed, pitch_for
+from .stack_layout import pitch_for
 from .transfers import Transfer, policy_for
 
 
@@ -94,11 +94,9 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
     if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
         return None  # one product at a time fits, as matmul checks for each
-    pitched = pitches[2] != m * n  # C's matrices then come back apart (or wider): moved in
-    c_flat = np.empty(count * pitches[2], a.dtype) if pitched else c.reshape(-1)
-    c_arg, waits = transfer.output(c_flat, poison)
-    arguments = {"A": transfer.input(packed(a, pitches[0])),
-                 "B": transfer.input(packed(b, pitches[1], width)), "C": c_arg}
+    c_arg, waits = transfer.stack_output(c, pitches[2], width, poison)
+    arguments = {"A": transfer.stack_input(a, pitches[0], k),
+                 "B": transfer.stack_input(b, pitches[1], width), "C": c_arg}
     i32, i64 = np.int32, np.int64
     arguments.update(M=i32(m), N=i32(width), K=i32(k), lda=i32(k), ldb=i32(width),
                      ldc=i32(width),
@@ -107,8 +105,6 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
                      stride_c=i64(pitches[2]))
     events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
                                          transfer)
-    if pitched:
-        c[...] = matrices(c_flat, count, m, width, pitches[2])[:, :, :n]
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)

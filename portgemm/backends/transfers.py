@@ -36,6 +36,7 @@ from ..errors import ParameterError
 from ..operands import is_device_array
 from ..runtime.device import Device
 from ..runtime.queue import Event, Queue
+from .stack_layout import matrices, packed
 
 TRANSFER_ENV_VAR = "PORTGEMM_TRANSFER"
 POLICIES = ("svm", "host_ptr", "staged", "copy")
@@ -210,6 +211,19 @@ def staged_download(queue: Queue, device_buffer, host: np.ndarray) -> None:
         pending = following
 
 
+def respace(queue: Queue, source, target, count: int, values: int, itemsize: int, *,
+            source_pitch: int, target_pitch: int) -> None:
+    """Copy ``count`` runs of ``values`` values, ``source_pitch`` values apart in the
+    device buffer ``source``, to ``target_pitch`` apart in ``target``: one rectangular
+    copy, a run a row (the queue is in order: what follows waits for it)."""
+    import pyopencl as cl
+
+    cl.enqueue_copy(queue.cl_queue, target, source, src_origin=(0, 0, 0),
+                    dst_origin=(0, 0, 0), region=(values * itemsize, count, 1),
+                    src_pitches=(source_pitch * itemsize, source_pitch * itemsize * count),
+                    dst_pitches=(target_pitch * itemsize, target_pitch * itemsize * count))
+
+
 # --- one call's operands ---------------------------------------------------------------
 
 class Transfer:
@@ -223,6 +237,8 @@ class Transfer:
         self.staging = policy == "staged" and largest >= STAGED_FROM_BYTES
         self._c_host: np.ndarray | None = None
         self._c_buffer = None
+        self._c_stack: tuple | None = None   # (C's stack, pitch, width): laid out on the host
+        self._c_spaced: tuple | None = None  # (buffer, count, values, pitch): on the device
 
     @property
     def in_place(self) -> bool:
@@ -255,6 +271,41 @@ class Transfer:
         else:
             cl.enqueue_copy(self.queue.cl_queue, buffer, flat)
         return buffer
+
+    def stack_input(self, stack: np.ndarray, pitch: int, width: int) -> Any:
+        """A read-only argument holding a numpy stack (count, rows, cols) laid out as
+        :func:`~.stack_layout.packed` lays it out. Where the device reads host memory in
+        place, or the matrices grow wider, it is laid out on the host; else moved as it
+        lies and spaced out by the device, one rectangular copy (the host's copy of
+        64 x 1000 x 50 values took 0.75 ms of a 2.8 ms call on an H100's host)."""
+        count, rows, cols = stack.shape
+        if width == cols and (count == 1 or pitch == rows * cols):  # spaced already, or
+            return self.input(np.ascontiguousarray(stack))  # one matrix for every product
+        if self.in_place or width != cols:
+            return self.input(packed(stack, pitch, width))
+        spaced = self.queue.allocator(count * pitch * stack.dtype.itemsize)
+        respace(self.queue, self.input(np.ascontiguousarray(stack)), spaced, count,
+                rows * cols, stack.dtype.itemsize, source_pitch=rows * cols, target_pitch=pitch)
+        return spaced
+
+    def stack_output(self, c: np.ndarray, pitch: int, width: int,
+                     fill: float | None) -> tuple[Any, list | None]:
+        """As :meth:`output`, for C's stack ``c`` (count, rows, cols, C-contiguous) that
+        the kernels write laid out as :meth:`stack_input` lays out (``pitch``,
+        ``width``); :meth:`finish` puts the values into ``c``."""
+        count, rows, cols = c.shape
+        if pitch == rows * cols:
+            return self.output(c.reshape(-1), fill)
+        if self.in_place or width != cols:
+            self._c_stack = (c, pitch, width)
+            return self.output(np.empty(count * pitch, c.dtype), fill)
+        self.output(c.reshape(-1), None)  # the contiguous C that comes back
+        nbytes = count * pitch * c.dtype.itemsize
+        spaced = self.queue.allocator(nbytes)
+        self._c_spaced = (spaced, count, rows * cols, pitch)
+        if fill is None:
+            return spaced, None
+        return spaced, [self.queue.fill(spaced, c.dtype.type(fill), nbytes).cl_event]
 
     def output(self, c, fill: float | None) -> tuple[Any, list | None]:
         """The argument C is written through (``c``: the numpy array or device array the
@@ -300,6 +351,10 @@ class Transfer:
         """Wait for the kernels and make C's values visible in the host array."""
         import pyopencl as cl
 
+        if self._c_spaced is not None:
+            spaced, count, values, pitch = self._c_spaced
+            respace(self.queue, spaced, self._c_buffer, count, values,
+                    self._c_host.dtype.itemsize, source_pitch=pitch, target_pitch=values)
         if self._c_host is None or self.policy == "svm":
             last.wait()
         elif self.policy == "host_ptr":
@@ -314,3 +369,7 @@ class Transfer:
             staged_download(self.queue, self._c_buffer, self._c_host)
         else:
             cl.enqueue_copy(self.queue.cl_queue, self._c_host, self._c_buffer)
+        if self._c_stack is not None:
+            c, pitch, width = self._c_stack
+            count, rows, cols = c.shape
+            c[...] = matrices(self._c_host, count, rows, width, pitch)[:, :, :cols]
