@@ -4,6 +4,7 @@ off, from numpy and back, as portgemm's call goes). Wall time of the whole call,
 and out; rounds in turn, median of each side's best-of-3.
 
     python bench/stacks.py [--device intel] [--rounds 5] [--json out.json]
+        [--shapes 64x2x1000@64x1000x50,...]     # A@B, each side's axes joined by x
 """
 
 from __future__ import annotations
@@ -65,7 +66,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--shapes", default=None,
+                        help="A@B pairs, each side's axes joined by x, pairs by commas")
     args = parser.parse_args()
+    cases = CASES if args.shapes is None else [
+        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
+        for pair in args.shapes.split(",")]
     device = portgemm.select_device(args.device) if args.device else None
     vendor = torch_matmul(device or portgemm.select_device(None))
     rng = np.random.default_rng(0)
@@ -73,7 +79,7 @@ def main() -> None:
     print(f"device: {(device or portgemm.select_device(None)).description}")
     print(f"{'a':>16} {'b':>16} {'matmul ms':>10} {'per pair':>10} {'numpy':>10} "
           f"{'torch':>8} {'pairs/matmul':>12} {'numpy/matmul':>12} {'torch/matmul':>12}")
-    for a_shape, b_shape in CASES:
+    for a_shape, b_shape in cases:
         a = rng.standard_normal(a_shape).astype(args.dtype)
         b = rng.standard_normal(b_shape).astype(args.dtype)
         ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
