@@ -365,7 +365,7 @@ def test_a_stack_widens_b_in_place_past_a_slow_edge(device, monkeypatch):
 @pytest.mark.parametrize("policy", ["svm", "host_ptr", "staged", "copy"])
 def test_a_stack_in_one_launch_under_every_transfer_policy(device, policy, monkeypatch):
     """Device memory (staged, copy: a GPU's) pitches the matrices to the device's base
-    alignment; memory read in place (svm, host_ptr) to a cache line."""
+    alignment; host memory read in place to a cache line (host_ptr) or not at all (svm)."""
     from portgemm.backends import transfers
 
     monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, policy)
@@ -378,11 +378,12 @@ def test_a_stack_in_one_launch_under_every_transfer_policy(device, policy, monke
             check(out[index], a[min(index, a.shape[0] - 1)], b[min(index, b.shape[0] - 1)])
 
 
-@pytest.mark.parametrize("policy", ["staged", "copy"])
-def test_device_memory_spaces_the_stack_out_on_the_device(device, policy, monkeypatch):
-    """In device memory the matrices go up as they lie and the device spaces them out to
-    its alignment (and C back): the host lays out nothing (stack_layout.packed unused),
-    and every product, C poisoned first, is right."""
+@pytest.mark.parametrize("policy", ["svm", "staged", "copy"])
+def test_the_host_lays_out_no_stack_but_a_widened_one(device, policy, monkeypatch):
+    """Through SVM the kernels read the stack where it lies; in device memory the
+    matrices go up as they lie and the device spaces them out to its alignment (and C
+    back). The host lays out nothing (stack_layout.packed unused), and every product, C
+    poisoned first, is right."""
     from portgemm.backends import transfers
 
     def no_host_layout(*args, **kwargs):
