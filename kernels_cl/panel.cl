@@ -25,8 +25,9 @@
  *                 turned loads at k * NR + lane into gathers where NR was a constant)
  * -D PACK_A       1: A comes packed in panels (lda unused)
  * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
- * never stored), or zeros in the packed panels; a group whose columns lie inside N reads
- * B without that clamp, so the runtime sees consecutive addresses across the lanes.
+ * never stored), or zeros in the packed panels; a group whose columns lie inside B's rows
+ * (ldb) reads B without that clamp, so the runtime sees consecutive addresses across the
+ * lanes.
  * NDRange (SYCL order): (ceil(M / MB), ceil(N / NR) * LANES) in work-groups of (1, LANES).
  */
 #include "common.h"
@@ -107,7 +108,9 @@ void gemm(GEMM_ARGS)
 #else
     __global const REAL *b_panel = B;
     const int b_step = B_COLMAJOR ? 1 : ldb;
-    const bool inside = !B_COLMAJOR && n0 + NR <= N;  /* else columns clamped, offsets */
+    /* the group's columns lie in B's rows (past N only where a stack's B was widened
+     * with zeros to ldb, C keeping N: backends/opencl.py run_stack); else clamped */
+    const bool inside = !B_COLMAJOR && n0 + NR <= ldb;
 #endif
 #if PACK_A
     const int a_row = 1, a_step = MR;  /* a panel's steps of MR values, zeros past M */

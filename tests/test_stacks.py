@@ -338,8 +338,8 @@ def test_b_in_place_past_a_slow_edge_is_widened_to_whole_groups_of_columns():
 
 def test_a_stack_widens_b_in_place_past_a_slow_edge(device, monkeypatch):
     """A stack cannot pack B (a launch of its own), so panel's stack with B in place
-    runs B and C widened to whole groups of columns, B's new columns zeros and C's
-    dropped: each product, poisoned first, against float64, into ``out`` as well."""
+    runs B widened to whole groups of columns, its new columns zeros, and C as it is:
+    each product, poisoned first, against float64, into ``out`` as well."""
     widths = []
     launch = opencl.run_stack
 

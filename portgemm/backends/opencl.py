@@ -73,15 +73,16 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
               poison: float | None = None, columns: int | None = None) -> GemmResult | None:
     """C[i] = A[i] @ B[i] for numpy stacks A (1 or S, M, K) and B (1 or S, K, N) in one
     launch (a stack of one matrix serves every product), C (S, M, N) new or ``out``.
-    ``columns``: the launch's B and C that many columns wide (at least N; B's columns
-    past N zeros, C's dropped). None where the variant's plan for one product cannot be
-    stacked (families.base.over_stack): the caller runs the products one by one instead."""
+    ``columns``: the launch's B that many columns wide (at least N, the columns past N
+    zeros, its rows ldb = columns apart; C keeps N). None where the variant's plan for
+    one product cannot be stacked (families.base.over_stack): the caller runs the
+    products one by one instead."""
     start = time.perf_counter()
     count = max(a.shape[0], b.shape[0])
     m, k = a.shape[1:]
     n = b.shape[2]
     width = columns or n
-    found = launch_plan(variant, tuple(params.items()), m, width, k, a.dtype, False, False,
+    found = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype, False, False,
                         stack=count)
     if found is None:
         return None
@@ -90,17 +91,16 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     alignment = stack_alignment(queue, transfer, a.dtype.itemsize)
     pitches = [pitch_for(rows, cols, alignment, a.dtype.itemsize)
-               for rows, cols in ((m, k), (k, width), (m, width))]
+               for rows, cols in ((m, k), (k, width), (m, n))]
     sizes = [x * pitch * a.dtype.itemsize
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
     if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
         return None  # one product at a time fits, as matmul checks for each
-    c_arg, waits = transfer.stack_output(c, pitches[2], width, poison)
+    c_arg, waits = transfer.stack_output(c, pitches[2], poison)
     arguments = {"A": transfer.stack_input(a, pitches[0], k),
                  "B": transfer.stack_input(b, pitches[1], width), "C": c_arg}
     i32, i64 = np.int32, np.int64
-    arguments.update(M=i32(m), N=i32(width), K=i32(k), lda=i32(k), ldb=i32(width),
-                     ldc=i32(width),
+    arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(k), ldb=i32(width), ldc=i32(n),
                      stride_a=i64(pitches[0] if a.shape[0] > 1 else 0),
                      stride_b=i64(pitches[1] if b.shape[0] > 1 else 0),
                      stride_c=i64(pitches[2]))

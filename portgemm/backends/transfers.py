@@ -237,7 +237,7 @@ class Transfer:
         self.staging = policy == "staged" and largest >= STAGED_FROM_BYTES
         self._c_host: np.ndarray | None = None
         self._c_buffer = None
-        self._c_stack: tuple | None = None   # (C's stack, pitch, width): laid out on the host
+        self._c_stack: tuple | None = None   # (C's stack, pitch): laid out on the host
         self._c_spaced: tuple | None = None  # (buffer, count, values, pitch): on the device
 
     @property
@@ -288,16 +288,16 @@ class Transfer:
                 rows * cols, stack.dtype.itemsize, source_pitch=rows * cols, target_pitch=pitch)
         return spaced
 
-    def stack_output(self, c: np.ndarray, pitch: int, width: int,
+    def stack_output(self, c: np.ndarray, pitch: int,
                      fill: float | None) -> tuple[Any, list | None]:
         """As :meth:`output`, for C's stack ``c`` (count, rows, cols, C-contiguous) that
-        the kernels write laid out as :meth:`stack_input` lays out (``pitch``,
-        ``width``); :meth:`finish` puts the values into ``c``."""
+        the kernels write ``pitch`` values a matrix apart, as :meth:`stack_input` lays
+        out; :meth:`finish` puts the values into ``c``."""
         count, rows, cols = c.shape
         if pitch == rows * cols:
             return self.output(c.reshape(-1), fill)
-        if self.in_place or width != cols:
-            self._c_stack = (c, pitch, width)
+        if self.in_place:
+            self._c_stack = (c, pitch)
             return self.output(np.empty(count * pitch, c.dtype), fill)
         self.output(c.reshape(-1), None)  # the contiguous C that comes back
         nbytes = count * pitch * c.dtype.itemsize
@@ -370,6 +370,5 @@ class Transfer:
         else:
             cl.enqueue_copy(self.queue.cl_queue, self._c_host, self._c_buffer)
         if self._c_stack is not None:
-            c, pitch, width = self._c_stack
-            count, rows, cols = c.shape
-            c[...] = matrices(self._c_host, count, rows, width, pitch)[:, :, :cols]
+            c, pitch = self._c_stack
+            c[...] = matrices(self._c_host, *c.shape, pitch)
