@@ -24,10 +24,11 @@
  * -D PACKED       1: B comes packed in panels (ldb = NR, passed: Intel's CPU compiler
  *                 turned loads at k * NR + lane into gathers where NR was a constant)
  * -D PACK_A       1: A comes packed in panels (lda unused)
- * Edges (any M, N, K >= 1): rows and columns past M or N read the last one (in bounds;
- * never stored), or zeros in the packed panels; a group whose columns lie inside B's rows
- * (ldb) reads B without that clamp, so the runtime sees consecutive addresses across the
- * lanes.
+ * Edges (any M, N, K >= 1): rows past M read the last one (in bounds; never stored);
+ * columns past N are zeros in the packed panels, and in a row-major B in place are read
+ * as they lie, on into the next rows (never stored), so the runtime sees consecutive
+ * addresses across the lanes, but for the last steps, where that would pass B's end,
+ * and in a column-major B, which read the last column instead.
  * NDRange (SYCL order): (ceil(M / MB), ceil(N / NR) * LANES) in work-groups of (1, LANES).
  */
 #include "common.h"
@@ -104,14 +105,18 @@ void gemm(GEMM_ARGS)
     /* the group's panel of B: steps of ldb = NR values, zeros past N */
     __global const REAL *b_panel = B + (long)get_group_id(0) * K * ldb - n0;
     const int b_step = ldb;
-    const bool inside = true;
+    const int run_end = K;
 #else
     __global const REAL *b_panel = B;
     const int b_step = B_COLMAJOR ? 1 : ldb;
-    /* the group's columns lie in B's rows (past N only where a stack's B was widened
-     * with zeros to ldb, C keeping N: backends/opencl.py run_stack); else clamped */
-    const bool inside = !B_COLMAJOR && n0 + NR <= ldb;
+    /* The steps before run_end read the group's columns of a row-major B as they lie:
+     * past N, on into the rest of the row (a stack's B widened with zeros to ldb, C
+     * keeping N: backends/opencl.py run_stack) and the next rows (values never stored),
+     * so the lanes load consecutive addresses. From run_end on that would pass B's end,
+     * and a column-major B's columns lie apart: there clamped columns, value by value. */
+    const int run_end = B_COLMAJOR ? 0 : max(0, K + 1 - (n0 + NR + ldb - 1) / ldb);
 #endif
+    const bool inside = run_end >= K;
 #if PACK_A
     const int a_row = 1, a_step = MR;  /* a panel's steps of MR values, zeros past M */
 #else
@@ -139,11 +144,15 @@ void gemm(GEMM_ARGS)
                 #pragma unroll
                 for (int v = 0; v < NV; ++v)
                     acc[i][v] = 0;
-            if (inside)
+            if (inside) {
                 panel_product(acc, k0, k1, a_panel, rows, a_row, a_step, b_panel, cols, b_step);
-            else
-                panel_product(acc, k0, k1, a_panel, rows, a_row, a_step, b_panel, clamped,
+            } else {
+                const int k_on = clamp(run_end, k0, k1);
+                panel_product(acc, k0, k_on, a_panel, rows, a_row, a_step, b_panel, cols,
                               b_step);
+                panel_product(acc, k_on, k1, a_panel, rows, a_row, a_step, b_panel, clamped,
+                              b_step);
+            }
             #pragma unroll
             for (int i = 0; i < MR; ++i)
                 #pragma unroll

@@ -241,3 +241,43 @@ def test_vec_packed_plan():
     assert plan.workspace == (3 * 48 * 700,)    # 100 columns in 3 panels of 48
     assert plan.steps[1].args[5:7] == ("W0", 48)  # B is the panels, ldb their width
     assert vec.plan(100, 100, 700, dict(params, PACKED=0)).steps[0].kernel == "gemm"
+
+
+def guarded(shape, rng):
+    """A float32 row-major array whose last value ends where a page no one may read
+    begins: a kernel that reads past it crashes the process."""
+    import ctypes
+    import mmap
+
+    nbytes = int(np.prod(shape)) * 4
+    size = -(-nbytes // mmap.PAGESIZE) * mmap.PAGESIZE
+    region = mmap.mmap(-1, size + mmap.PAGESIZE)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(region))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    assert libc.mprotect(start + size, mmap.PAGESIZE, 0) == 0, ctypes.get_errno()
+    array = np.frombuffer(region, np.float32, int(np.prod(shape)), size - nbytes)
+    array = array.reshape(shape)
+    array[...] = rng.standard_normal(shape)
+    return array, region
+
+
+@pytest.mark.parametrize("m, n, k", [(9, 20, 1), (9, 20, 5), (13, 100, 37), (3, 1, 4),
+                                     (8, 47, 64)])
+def test_in_place_edge_reads_on_but_never_past_b(device, m, n, k):
+    """B in place, row-major, its last group of columns partial: the group reads on past
+    a row's end into the next rows (lanes at consecutive addresses), never past B's last
+    value (a page no one may read follows it); C, poisoned first, is right."""
+    from portgemm.backends.transfers import policy_for
+
+    if policy_for(device) != "svm":
+        pytest.skip("the kernels read host memory where it lies only through SVM")
+    rng = np.random.default_rng([m, n, k])
+    b, region = guarded((k, n), rng)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    params = {"tile_y": 4, "tile_x": 2, "wg_x": 16, "KC": 8, "PACKED": 0, "PACK_A": 0}
+    result = portgemm.gemm(a, b, device=device, variant="panel", params=params,
+                           poison=np.nan)
+    assert_close(result.c, a, b)
+    del b, result
+    region.close()
