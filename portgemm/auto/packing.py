@@ -131,21 +131,6 @@ def _group_columns(impl: Variant, params: dict[str, Any]) -> int:
     return impl.elements_per_item(params)[1] * impl.work_group(params)[1]
 
 
-def edge_free_columns(impl: Variant, params: dict[str, Any], n: int) -> int | None:
-    """Columns, at least ``n``, that B read in place (PACKED=0) widens to so that no
-    group of columns has the slow partial last group of :func:`_slow_edge`: whole groups,
-    the columns past ``n`` zeros, C keeping ``n``. None where the parameters have no such
-    edge. A stack in one launch cannot pack B (a launch of its own) and widens instead:
-    on a Zen 5, 64 products of 100 x 100 x 100 took 0.39 ms of kernel time with B 128
-    columns wide against 1.04 ms in place, the whole call 0.70 against 1.09 ms
-    (bench/results/2026-11-27-cpu-zen5-stack-edges)."""
-    if "PACKED" not in impl.defaults or params.get("PACKED"):
-        return None
-    if not _slow_edge(impl, params, n):
-        return None
-    return ceil(n / _group_columns(impl, params)) * _group_columns(impl, params)
-
-
 def _changed(params: dict[str, Any], fitted: dict[str, Any], note: str) -> tuple[dict, str]:
     """(fitted, note), or (params, "") where the refit changed nothing."""
     return (params, "") if fitted == params else (fitted, note)

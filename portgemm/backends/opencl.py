@@ -9,7 +9,6 @@ import numpy as np
 
 from ..auto import choose
 from ..auto.default import named_defaults
-from ..auto.packing import edge_free_columns
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
@@ -70,18 +69,15 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
 
 def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
               b: np.ndarray, out: np.ndarray | None = None, *,
-              poison: float | None = None, columns: int | None = None) -> GemmResult | None:
+              poison: float | None = None) -> GemmResult | None:
     """C[i] = A[i] @ B[i] for numpy stacks A (1 or S, M, K) and B (1 or S, K, N) in one
     launch (a stack of one matrix serves every product), C (S, M, N) new or ``out``.
-    ``columns``: the launch's B that many columns wide (at least N, the columns past N
-    zeros, its rows ldb = columns apart; C keeps N). None where the variant's plan for
-    one product cannot be stacked (families.base.over_stack): the caller runs the
-    products one by one instead."""
+    None where the variant's plan for one product cannot be stacked
+    (families.base.over_stack): the caller runs the products one by one instead."""
     start = time.perf_counter()
     count = max(a.shape[0], b.shape[0])
     m, k = a.shape[1:]
     n = b.shape[2]
-    width = columns or n
     found = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype, False, False,
                         stack=count)
     if found is None:
@@ -91,16 +87,16 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     alignment = stack_alignment(queue, transfer, a.dtype.itemsize)
     pitches = [pitch_for(rows, cols, alignment, a.dtype.itemsize)
-               for rows, cols in ((m, k), (k, width), (m, n))]
+               for rows, cols in ((m, k), (k, n), (m, n))]
     sizes = [x * pitch * a.dtype.itemsize
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
     if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
         return None  # one product at a time fits, as matmul checks for each
     c_arg, waits = transfer.stack_output(c, pitches[2], poison)
-    arguments = {"A": transfer.stack_input(a, pitches[0], k),
-                 "B": transfer.stack_input(b, pitches[1], width), "C": c_arg}
+    arguments = {"A": transfer.stack_input(a, pitches[0]),
+                 "B": transfer.stack_input(b, pitches[1]), "C": c_arg}
     i32, i64 = np.int32, np.int64
-    arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(k), ldb=i32(width), ldc=i32(n),
+    arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(k), ldb=i32(n), ldc=i32(n),
                      stride_a=i64(pitches[0] if a.shape[0] > 1 else 0),
                      stride_b=i64(pitches[1] if b.shape[0] > 1 else 0),
                      stride_c=i64(pitches[2]))
@@ -232,9 +228,8 @@ class OpenCLBackend:
                   poison: float | None = None) -> GemmResult | None:
         """A stack of products in one launch (:func:`run_stack`): the resolved
         parameters without split-K (the stack fills the device: splitting K is for a C
-        of few tiles), or else without packing for small products (STACK_UNPACKED_WORK),
-        B and C then as wide as the family reads B in place fast
-        (auto.packing.edge_free_columns), and with one group along K where the stack
+        of few tiles), or else without packing for small products (STACK_UNPACKED_WORK)
+        and with one group along K where the stack
         has as many products as the parameters have groups (tallskinny's GS, whose
         groups sum their slices in a launch of their own); None where neither runs in
         one launch."""
@@ -252,8 +247,7 @@ class OpenCLBackend:
                     params = resolved.impl.check(params, resolved.device, a.dtype.itemsize)
                 except ParameterError:
                     continue
-            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
-                               columns=edge_free_columns(resolved.impl, params, b.shape[2]))
+            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison)
             if result is not None:
                 result.source, result.reason = resolved.source, resolved.reason
                 return result

@@ -17,18 +17,14 @@ def pitch_for(rows: int, cols: int, align_bytes: int, itemsize: int) -> int:
     return -(-(rows * cols) // align) * align
 
 
-def packed(stack: np.ndarray, pitch: int, width: int | None = None) -> np.ndarray:
+def packed(stack: np.ndarray, pitch: int) -> np.ndarray:
     """The matrices of a (count, rows, cols) stack as one flat array, ``pitch`` values
-    apart, row-major, each ``width`` columns wide (default cols; the columns past cols
-    zeros): the stack itself (a view) where it lies so already, else a copy."""
+    apart, row-major: the stack itself (a view) where it lies so already, else a copy."""
     count, rows, cols = stack.shape
-    width = cols if width is None else width
-    if pitch == rows * cols and width == cols and stack.flags.c_contiguous:
+    if pitch == rows * cols and stack.flags.c_contiguous:
         return stack.reshape(-1)
     flat = np.empty(count * pitch, stack.dtype)
-    laid = matrices(flat, count, rows, width, pitch)
-    laid[:, :, :cols] = stack
-    laid[:, :, cols:] = 0
+    matrices(flat, count, rows, cols, pitch)[...] = stack
     return flat
 
 

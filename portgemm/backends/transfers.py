@@ -272,17 +272,17 @@ class Transfer:
             cl.enqueue_copy(self.queue.cl_queue, buffer, flat)
         return buffer
 
-    def stack_input(self, stack: np.ndarray, pitch: int, width: int) -> Any:
+    def stack_input(self, stack: np.ndarray, pitch: int) -> Any:
         """A read-only argument holding a numpy stack (count, rows, cols) laid out as
         :func:`~.stack_layout.packed` lays it out. Where the device reads host memory in
-        place, or the matrices grow wider, it is laid out on the host; else moved as it
-        lies and spaced out by the device, one rectangular copy (the host's copy of
-        64 x 1000 x 50 values took 0.75 ms of a 2.8 ms call on an H100's host)."""
+        place it is laid out on the host; else moved as it lies and spaced out by the
+        device, one rectangular copy (the host's copy of 64 x 1000 x 50 values took
+        0.75 ms of a 2.8 ms call on an H100's host)."""
         count, rows, cols = stack.shape
-        if width == cols and (count == 1 or pitch == rows * cols):  # spaced already, or
-            return self.input(np.ascontiguousarray(stack))  # one matrix for every product
-        if self.in_place or width != cols:
-            return self.input(packed(stack, pitch, width))
+        if count == 1 or pitch == rows * cols:  # spaced already, or one matrix for all
+            return self.input(np.ascontiguousarray(stack))
+        if self.in_place:
+            return self.input(packed(stack, pitch))
         spaced = self.queue.allocator(count * pitch * stack.dtype.itemsize)
         respace(self.queue, self.input(np.ascontiguousarray(stack)), spaced, count,
                 rows * cols, stack.dtype.itemsize, source_pitch=rows * cols, target_pitch=pitch)
