@@ -23,8 +23,7 @@ whether it packs B first: the choice's parameters, fitted to C.
 * **B in place.** Packing B costs a pass over it, repaid by the faster reads of a group
   that reuses its panel of B over many rows of C; a C of few rows does not
   (``IN_PLACE_ROWS``, per family), unless (vec) its row pitch is whole pages
-  (``IN_PLACE_PAGE``) and more than one tile of rows re-reads it, or (panel) its last
-  group of columns is partial and weighs (``IN_PLACE_EDGE_GROUPS``). Panel with B in place
+  (``IN_PLACE_PAGE``) and more than one tile of rows re-reads it. Panel with B in place
   takes panels of K at most ``IN_PLACE_KC`` deep: their rows lie ldb apart, which for a
   power-of-two ldb puts them all in a few sets of the caches.
 
@@ -45,11 +44,6 @@ from .shapes import SHALLOW_K_MOST
 # 1.3x slower at 64 (bench/results/2026-11-22-skinny/packing-*.txt)
 IN_PLACE_ROWS = {"panel": 128, "vec": 32}
 IN_PLACE_KC = 128     # panel's deepest panel of K with B in place
-# B kept packed for a C of fewer groups of columns than this whose last is partial:
-# on Intel's runtime in place ran 100 x 80-136 x 1000 2.1-6.1x slower than packed, 32 x
-# 300, 128 x 200 and 64 x 500 1.15-1.5x, 100 x 1000 (21 groups) level
-# (bench/results/2026-11-23-cpu-zen5-one-group/in-place-edge.txt)
-IN_PLACE_EDGE_GROUPS = {"panel": 16}
 # vec packs a few rows' B after all where its row pitch is whole pages of this many bytes
 IN_PLACE_PAGE = {"vec": 4096}
 COLUMN_SLACK = 1.10   # refit panel's tile where its groups compute more columns than this x N
@@ -106,8 +100,7 @@ def _fit_in_place(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dic
     rows, page = IN_PLACE_ROWS.get(impl.name, 0), IN_PLACE_PAGE.get(impl.name)
     tile_rows, tile_columns = impl.elements_per_item(params)
     pitch_of_pages = page is not None and c.m > tile_rows and c.n * c.itemsize % page == 0
-    if not params.get("PACKED") or c.m > rows or c.n < tile_columns or pitch_of_pages \
-            or _slow_edge(impl, params, c.n):
+    if not params.get("PACKED") or c.m > rows or c.n < tile_columns or pitch_of_pages:
         return params, ""
     why = f"a C of {c.m} rows (<= {rows}) does not repay packing it"
     params = {**params, "PACKED": 0}
@@ -115,20 +108,6 @@ def _fit_in_place(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dic
         params["KC"] = IN_PLACE_KC
         why += f"; panels of K {IN_PLACE_KC} deep"
     return params, f"B read in place (PACKED=0): {why}"
-
-
-def _slow_edge(impl: Variant, params: dict[str, Any], n: int) -> bool:
-    """Whether a group's columns past N (panel's last group reads B in place through
-    clamped columns, value by value) would weigh: C has fewer than the family's
-    IN_PLACE_EDGE_GROUPS groups of columns and the last is partial. Packed, the columns
-    past N are zeros and every group reads whole vectors."""
-    groups, columns = IN_PLACE_EDGE_GROUPS.get(impl.name, 0), _group_columns(impl, params)
-    return n % columns != 0 and n < groups * columns
-
-
-def _group_columns(impl: Variant, params: dict[str, Any]) -> int:
-    """Columns of C one work-group holds."""
-    return impl.elements_per_item(params)[1] * impl.work_group(params)[1]
 
 
 def _changed(params: dict[str, Any], fitted: dict[str, Any], note: str) -> tuple[dict, str]:
