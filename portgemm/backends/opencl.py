@@ -229,12 +229,11 @@ class OpenCLBackend:
         """A stack of products in one launch (:func:`run_stack`): the resolved
         parameters without split-K (the stack fills the device: splitting K is for a C
         of few tiles), or else without packing for small products (STACK_UNPACKED_WORK)
-        and with one group along K where the stack
-        has as many products as the parameters have groups (tallskinny's GS, whose
-        groups sum their slices in a launch of their own); None where neither runs in
-        one launch."""
-        count = max(a.shape[0], b.shape[0])
-        lean = dict(UNPACKED) if a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK else {}
+        and with one group along K where the stack has as many products as the
+        parameters have groups (tallskinny's GS, whose groups sum their slices in a
+        launch of their own); None where neither runs in one launch."""
+        count, work = max(a.shape[0], b.shape[0]), a.shape[1] * a.shape[2] * b.shape[2]
+        lean = dict(UNPACKED) if work <= STACK_UNPACKED_WORK else {}
         if count >= resolved.params.get("GS", count + 1):
             lean.update(ONE_GROUP_ALONG_K)
         queue = Queue.for_device(resolved.device)

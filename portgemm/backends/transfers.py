@@ -285,7 +285,8 @@ class Transfer:
             return self.input(packed(stack, pitch))
         spaced = self.queue.allocator(count * pitch * stack.dtype.itemsize)
         respace(self.queue, self.input(np.ascontiguousarray(stack)), spaced, count,
-                rows * cols, stack.dtype.itemsize, source_pitch=rows * cols, target_pitch=pitch)
+                rows * cols, stack.dtype.itemsize, source_pitch=rows * cols,
+                target_pitch=pitch)
         return spaced
 
     def stack_output(self, c: np.ndarray, pitch: int,
