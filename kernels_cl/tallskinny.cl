@@ -43,7 +43,7 @@
  * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
  * load B's rows across the lanes instead, a gather for every row of the tile.
  * NDRange: GS * T / TG work-groups of BS * TG work-items (one dimension); any M, N, K >= 1.
- * STACKED (a plan of one group along K alone): a third dimension of one layer a product.
+ * STACKED (one group along K, or FUSE 1): a third dimension of one layer a product.
  */
 #include "common.h"
 
@@ -642,9 +642,6 @@ void partial_tiles(STACK_ARGS const int M, const int N, const int K,
 #endif
                    )
 {
-    /* The host stacks only the plan of one group along K, whose W is C itself
-     * (portgemm/families/tallskinny.py). */
-    ENTER_STACK_OF(W);
     const int lid = get_local_id(0);
     const int sid = lid % BS;  /* the work-item's place in its tile's block */
     const int block = lid / BS;
@@ -654,6 +651,18 @@ void partial_tiles(STACK_ARGS const int M, const int N, const int K,
     const int tile = (get_group_id(0) % tile_groups) * TG + block;
     const int g = get_group_id(0) / tile_groups;
     const int groups = get_num_groups(0) / tile_groups;
+    /* A stack's product (portgemm/families/tallskinny.py: the plans that stack): with one
+     * group along K, W is C itself; with the last group's sum, the product has its own
+     * slices of W and its own tickets. */
+#if FUSE
+    ENTER_STACK_OF(C);
+#if STACKED
+    W += get_group_id(2) * (long)groups * M * N;
+    Z += get_group_id(2) * tile_groups;
+#endif
+#else
+    ENTER_STACK_OF(W);
+#endif
     /* Group g's contiguous run of K, walked with a stride of BS: the g-th of GS shares of
      * the steps of BS, within one step of each other (GS need not divide them). */
     const int steps = (K + BS - 1) / BS;

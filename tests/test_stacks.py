@@ -321,6 +321,28 @@ def test_tallskinny_stacks_with_one_group_along_k(any_device, params):
                   b[min(index, b.shape[0] - 1)])
 
 
+@pytest.mark.parametrize("reduce_", [0, 1])
+def test_tallskinny_stacks_share_the_groups_along_k_where_the_last_group_sums(device,
+                                                                                reduce_):
+    """With FUSE (the last group of a tile sums its slices: one launch), a stack runs
+    the product's share of the groups along K, each product with slices and tickets of
+    its own: every product, poisoned first, right, and bitwise the same when run again
+    (the tickets left at zero for the next launch)."""
+    params = {"ROWVEC": 0, "BS": 32, "tile_y": 3, "tile_x": 4, "REDUCE": reduce_, "FUSE": 1,
+              "TG": 2}
+    for counts in [(4, 4, 7, 9, 3001), (1, 5, 5, 11, 640), (3, 1, 2, 3, 1000)]:
+        a, b = stacked_operands(counts, np.float32)
+        count = max(a.shape[0], b.shape[0])
+        resolved = opencl.BACKEND.resolve(device, "tallskinny", {**params, "GS": 3 * count},
+                                          (a.shape[1], b.shape[2], a.shape[2]), a.dtype)
+        first = opencl.BACKEND.run_stack(resolved, a, b, poison=np.nan)
+        assert first is not None and first.params["GS"] == 3, counts
+        for index in range(count):
+            check(first.c[index], a[min(index, a.shape[0] - 1)], b[min(index, b.shape[0] - 1)])
+        again = opencl.BACKEND.run_stack(resolved, a, b, poison=np.nan)
+        assert np.array_equal(again.c, first.c)
+
+
 def test_a_stack_with_b_in_place_past_a_partial_group_of_columns(device):
     """A stack cannot pack B (a launch of its own), so panel's stack reads B in place,
     its last group of columns partial (read on into the next rows, never stored): each

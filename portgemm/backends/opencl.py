@@ -12,7 +12,7 @@ from ..auto.default import named_defaults
 from ..caches import memoize
 from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
-from ..families.base import ONE_GROUP_ALONG_K, UNPACKED, UNSPLIT, with_values
+from ..families.base import UNPACKED, UNSPLIT, with_values
 from ..families.launch import build_options, launch_plan  # noqa: F401 (callers import them here)
 from ..operands import as_operand, is_device_array
 from ..result import GemmResult
@@ -52,11 +52,8 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     c = out if out is not None else new_result(queue, (m, n), a.dtype, a, b)
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     c_arg, waits = transfer.output(c, 0 if plan.zero_c else poison)
-    arguments = {"A": transfer.input(op_a.data), "B": transfer.input(op_b.data), "C": c_arg}
-    for index, elements in enumerate(plan.workspace):
-        arguments[f"W{index}"] = transfer.workspace(elements * a.dtype.itemsize)
-    if plan.counters:
-        arguments["Z0"] = queue.zeroed_counters(plan.counters)
+    arguments = {"A": transfer.input(op_a.data), "B": transfer.input(op_b.data), "C": c_arg,
+                 **scratch(queue, plan, transfer, a.dtype.itemsize)}
     i32 = np.int32
     arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(op_a.ld), ldb=i32(op_b.ld),
                      ldc=i32(n))
@@ -94,7 +91,8 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
         return None  # one product at a time fits, as matmul checks for each
     c_arg, waits = transfer.stack_output(c, pitches[2], poison)
     arguments = {"A": transfer.stack_input(a, pitches[0]),
-                 "B": transfer.stack_input(b, pitches[1]), "C": c_arg}
+                 "B": transfer.stack_input(b, pitches[1]), "C": c_arg,
+                 **scratch(queue, plan, transfer, a.dtype.itemsize)}
     i32, i64 = np.int32, np.int64
     arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(k), ldb=i32(n), ldc=i32(n),
                      stride_a=i64(pitches[0] if a.shape[0] > 1 else 0),
@@ -105,6 +103,15 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)
+
+
+def scratch(queue: Queue, plan, transfer: Transfer, itemsize: int) -> dict:
+    """The plan's workspaces ("W0", ...) and ticket counters ("Z0", zero)."""
+    arguments = {f"W{index}": transfer.workspace(elements * itemsize)
+                 for index, elements in enumerate(plan.workspace)}
+    if plan.counters:
+        arguments["Z0"] = queue.zeroed_counters(plan.counters)
+    return arguments
 
 
 def stack_alignment(queue: Queue, transfer: Transfer, itemsize: int) -> int:
@@ -229,17 +236,20 @@ class OpenCLBackend:
         """A stack of products in one launch (:func:`run_stack`): the resolved
         parameters without split-K (the stack fills the device: splitting K is for a C
         of few tiles), or else without packing for small products (STACK_UNPACKED_WORK)
-        and with one group along K where the stack has as many products as the
-        parameters have groups (tallskinny's GS, whose groups sum their slices in a
-        launch of their own); None where neither runs in one launch."""
-        count, work = max(a.shape[0], b.shape[0]), a.shape[1] * a.shape[2] * b.shape[2]
-        lean = dict(UNPACKED) if work <= STACK_UNPACKED_WORK else {}
-        if count >= resolved.params.get("GS", count + 1):
-            lean.update(ONE_GROUP_ALONG_K)
+        and with the groups along K (tallskinny's GS) shared by the stack's products: a
+        product's share of them, where that is one group or the last group sums them
+        (FUSE: a launch of one; otherwise their sum is a launch of its own); None where
+        neither runs in one launch."""
+        count = max(a.shape[0], b.shape[0])
+        shared = dict(UNSPLIT)
+        groups = resolved.params.get("GS")
+        if groups is not None and (groups <= count or resolved.params.get("FUSE")):
+            shared["GS"] = -(-groups // count)  # the device's groups, as for one product
+        tries = [with_values(resolved.params, shared)]
+        if a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK:
+            unpacked = with_values(tries[0], UNPACKED)
+            tries += [unpacked] if unpacked != tries[0] else []
         queue = Queue.for_device(resolved.device)
-        tries = [with_values(resolved.params, UNSPLIT)]
-        if with_values(tries[0], lean) != tries[0]:
-            tries.append(with_values(tries[0], lean))
         for params in tries:
             if params != resolved.params:
                 try:

@@ -120,11 +120,9 @@ def split_along_k(whole: LaunchPlan, m: int, n: int, splits: int) -> LaunchPlan:
 STACK_KERNEL_ARGS = ("stride_a", "stride_b", "stride_c")
 
 # parameters that add launches to a plan, with the values that take them away: a split
-# of K (its layers and their sum; tallskinny's groups along K, which sum their slices
-# after) and packing (B or A copied into a workspace first). A stack of products runs in
-# one launch (over_stack) only without them.
+# of K (its layers and their sum) and packing (B or A copied into a workspace first).
+# A stack of products runs in one launch (over_stack) only without them.
 UNSPLIT = {"KSPLIT": 1}
-ONE_GROUP_ALONG_K = {"GS": 1}
 UNPACKED = {"PACKED": 0, "PACK_A": 0}
 
 
@@ -133,21 +131,25 @@ def with_values(params: Params, values: Mapping[str, Any]) -> dict:
     return {**params, **{name: value for name, value in values.items() if name in params}}
 
 
-def over_stack(whole: LaunchPlan, count: int) -> LaunchPlan | None:
+def over_stack(whole: LaunchPlan, count: int, scratch: bool = False) -> LaunchPlan | None:
     """``whole`` (one product) for each of ``count`` products of a stack in one launch: a
     third dimension of one work-group layer a product (kernels_cl/common.h: STACKED).
-    None for a plan that cannot: more than one launch, a workspace or ticket counters
-    (shared by the products), C zeroed first, or a third dimension of its own."""
+    With ``scratch`` (a kernel that moves them to its product's own: Variant.
+    stacks_scratch), a workspace and ticket counters for each product. None for a plan
+    that cannot: more than one launch, a workspace or counters without ``scratch``, C
+    zeroed first, or a third dimension of its own."""
     nd = whole.ndrange
-    if (whole.more or whole.workspace or whole.counters or whole.zero_c
-            or nd.global_range.dims == 3):
+    if (whole.more or whole.zero_c or nd.global_range.dims == 3
+            or (not scratch and (whole.workspace or whole.counters))):
         return None
     padding = (1,) * (2 - nd.global_range.dims)
     return replace(whole,
                    ndrange=NDRange((count, *padding, *nd.global_range),
                                    (1, *padding, *nd.local_range)),
                    defines=whole.defines + (("STACKED", 1),),
-                   args=STACK_KERNEL_ARGS + whole.args)
+                   args=STACK_KERNEL_ARGS + whole.args,
+                   workspace=tuple(elements * count for elements in whole.workspace),
+                   counters=whole.counters * count)
 
 
 def tiles_along_n(impl: Variant, m: int, n: int, params: Params,
@@ -223,6 +225,9 @@ class Variant:
     # the kernel takes STACK_ARGS and starts with ENTER_STACK (kernels_cl/common.h): a
     # stack of products can run in one launch of a plan of one launch (over_stack)
     stacks: bool = True
+    # ... and moves a one-launch plan's workspace and ticket counters to its product's
+    # own, so that such plans stack too, each product a plan's worth of them
+    stacks_scratch: bool = False
 
     # --- parameters ---------------------------------------------------------------
     def translate(self, params: Params) -> dict[str, Any]:

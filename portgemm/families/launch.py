@@ -37,7 +37,7 @@ def launch_plan(variant: Variant, params: tuple, m: int, n: int, k: int, dtype: 
     shape in one launch (families.base.over_stack); None where the plan cannot."""
     plan = variant.plan(m, n, k, dict(params), dtype.itemsize)
     if stack:
-        plan = over_stack(plan, stack) if variant.stacks else None
+        plan = over_stack(plan, stack, variant.stacks_scratch) if variant.stacks else None
         if plan is None:
             return None
     sources = tuple(read_kernel(step.source_file) if step.source_file else variant.source

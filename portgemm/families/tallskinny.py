@@ -67,6 +67,7 @@ def butterfly_miscompiled(device: Device) -> bool:
 class TallSkinny(Variant):
     name = "tallskinny"
     source_file = "tallskinny.cl"
+    stacks_scratch = True  # FUSE's slices and tickets, a product's own (partial_tiles)
     summary = ("small M x N, deep K: a whole tile of C per work-item over a coalesced slice "
                "of K, partial tiles reduced in a second pass or by the last work-group "
                "(deterministic)")
