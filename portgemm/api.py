@@ -102,9 +102,10 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
     Beyond two matrices (which is :func:`gemm`'s whole job) it takes what ``numpy.matmul``
     takes: a 1-D ``a`` is a row and a 1-D ``b`` a column, the axis dropped from the
     result (two vectors give a scalar); more dimensions are stacks of matrices whose
-    leading axes broadcast (numpy operands). A stack times one matrix runs as one
-    product where that pays; other stacks in one launch where the backend and variant
-    can, else a product a pair of matrices (``portgemm.stacks``).
+    leading axes broadcast (numpy operands; device arrays, both sides, broadcast only a
+    single matrix, and C is one too). A stack times one matrix runs as one product where
+    that pays; other stacks in one launch where the backend and variant can, else a
+    product a pair of matrices (``portgemm.stacks``).
     """
     if is_plain(a, b):
         return gemm(a, b, device=device, variant=variant, params=params, backend=backend,
@@ -119,7 +120,7 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
 
     def stack_product(a3, b3, out3):
         """The whole stack in one launch where the backend can, else None."""
-        target = chosen.device(device)
+        target = _device(chosen, device, a3, b3)
         shape = (a3.shape[1], b3.shape[2], a3.shape[2])
         resolved = chosen.resolve(target, variant, params, shape, a3.dtype)
         result = run_stack(resolved, a3, b3, out=out3)

@@ -13,6 +13,9 @@ leading axes of the two stacks broadcast. A stack runs the first of these that a
   reordered into the stack (B and C copied, which pays only while a call a matrix
   costs more: SIDE_BY_SIDE_VALUES);
   else a product a pair.
+Stacks of device arrays (pyopencl's, both operands) take the same ways but side by side,
+broadcast only a single matrix against a stack, and give C on the device; a pair at a
+time, each matrix is copied on the device first (a kernel's argument starts its buffer).
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
     2-D product needed.
 
     Before any product runs: ValueError for a 0-D operand, inner dimensions that differ,
-    stacks that do not broadcast, a stack beside a device array, a matrix past the
+    stacks that do not broadcast, a stack of numpy arrays beside device arrays or one of
+    device arrays that broadcasts more than a single matrix, a matrix past the
     kernels' 32-bit indices, or an ``out`` that is not a writable C-contiguous array of
     the result's shape and dtype (ParameterError, a ValueError); TypeError for dtypes as
     :func:`portgemm.gemm`.
@@ -61,9 +65,12 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
         if x.ndim == 0:
             raise ValueError(f"{label} is 0-D: matmul needs a vector or a matrix (use * for "
                              f"a scalar)")
-    if max(a.ndim, b.ndim) > 2 and (is_device_array(a) or is_device_array(b)):
-        raise ValueError(f"stacks of matrices are taken as numpy arrays only; here a is "
-                         f"{_kind(a)} of shape {a.shape} and b {_kind(b)} of shape {b.shape}")
+    on_device = is_device_array(a) or is_device_array(b)
+    if max(a.ndim, b.ndim) > 2 and on_device and not (is_device_array(a)
+                                                      and is_device_array(b)):
+        raise ValueError(f"a stack of matrices takes numpy arrays or device arrays, not both; "
+                         f"here a is {_kind(a)} of shape {a.shape} and b {_kind(b)} of "
+                         f"shape {b.shape}")
     check_dtypes(a, b)
     a2 = a.reshape((1, a.shape[0])) if a.ndim == 1 else a
     b2 = b.reshape((b.shape[0], 1)) if b.ndim == 1 else b
@@ -78,6 +85,11 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
         raise ValueError(f"the stacks of shapes {a.shape} and {b.shape} do not broadcast: "
                          f"{a2.shape[:-2]} against {b2.shape[:-2]}") from None
     final = stack + (m,) * (a.ndim > 1) + (n,) * (b.ndim > 1)
+    count = int(np.prod(stack, dtype=np.int64))
+    for label, x in (("a", a2), ("b", b2)):
+        if on_device and not _one_matrix(x) and int(np.prod(x.shape[:-2])) != count:
+            raise ValueError(f"device arrays broadcast only a single matrix against a stack; "
+                             f"{label} has the stack {x.shape[:-2]} of {stack}")
     largest = max(m * k, k * n, m * n)
     if largest > MAX_ELEMENTS:  # as gemm checks each product
         raise ParameterError(f"a matrix of {largest} elements exceeds the kernels' 32-bit "
@@ -110,6 +122,17 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
                               None if out is None else out.reshape(count, m, n))
         if whole is not None:
             return whole.reshape(stack + (m, n)) if out is None else out
+    resident = next((x for x in (a, b) if is_device_array(x)), None)
+    if resident is not None:  # a pair at a time, each matrix copied on the device (a
+        import pyopencl.array as cl_array  # kernel's argument starts its buffer)
+
+        c = cl_array.zeros(resident.queue, stack + (m, n), a.dtype) if out is None else out
+        if not (count and m and n and k):  # numpy's answer: empty, or zeros for K = 0
+            c.fill(0)
+            return c
+        for index in np.ndindex(*stack):
+            c[index] = product(_matrix(a, index).copy(), _matrix(b, index).copy(), None)
+        return c
     if _one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES:
         # B's matrices side by side, then C's column blocks into a stack
         columns = _stacked(b, stack).reshape(count, k, n)

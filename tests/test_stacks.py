@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -196,8 +197,59 @@ def test_device_vectors_stay_on_the_device(device):
     assert isinstance(row, cl_array.Array) and isinstance(column, cl_array.Array)
     check(row.get(), v, b)
     check(column.get(), a, v)
-    with pytest.raises(ValueError, match="numpy arrays only"):
+    with pytest.raises(ValueError, match="not both"):
         portgemm.matmul(np.ones((2, 21, 33), np.float32), b_dev)
+
+
+@pytest.mark.parametrize("policy", ["svm", "host_ptr", "copy"])
+def test_device_stacks_stay_on_the_device(device, policy, monkeypatch):
+    """Stacks of device arrays run in one launch on their queue, C a device array there
+    (or ``out``), however the device spaces the matrices (the policy sets the pitch:
+    none, a cache line, the base alignment); a single matrix serves every product."""
+    import pyopencl.array as cl_array
+
+    from portgemm.backends import transfers
+
+    monkeypatch.setenv(transfers.TRANSFER_ENV_VAR, policy)
+    rng = np.random.default_rng(23)
+    for sa, sb in [((5, 13, 37), (5, 37, 11)), ((13, 37), (4, 37, 11)),
+                   ((3, 2, 9, 7), (3, 2, 7, 5)), ((4, 1, 37), (4, 37, 1))]:
+        a, b = operand(sa, np.float32, rng), operand(sb, np.float32, rng)
+        a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+        c = portgemm.matmul(a_dev, b_dev)
+        assert isinstance(c, cl_array.Array) and c.queue == a_dev.queue
+        check(c.get(), a, b)
+        out = portgemm.to_device(np.full(c.shape, np.nan, np.float32), device)
+        assert portgemm.matmul(a_dev, b_dev, out=out) is out
+        check(out.get(), a, b)
+    # every element written: C poisoned on the device first
+    a, b = stacked_operands((3, 3, 13, 11, 37), np.float32)
+    a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+    resolved = opencl.BACKEND.resolve(device, "tiled", None, (13, 11, 37), a.dtype)
+    result = opencl.BACKEND.run_stack(resolved, a_dev, b_dev, poison=np.nan)
+    for index in range(3):
+        check(result.c.get()[index], a[index], b[index])
+
+
+def test_device_stacks_beyond_one_launch(any_device):
+    """A device stack broadcasts only a single matrix; where the stack cannot run in one
+    launch (phvm) it runs a pair at a time, C on the device, ``out`` too; one of no
+    products, or K = 0, gives numpy's empty or zero C on the device."""
+    dev = functools.partial(portgemm.to_device, device=any_device)
+    a, b = np.ones((2, 1, 3, 4), np.float32), np.ones((1, 3, 4, 5), np.float32)
+    with pytest.raises(ValueError, match="single matrix"):
+        portgemm.matmul(dev(a), dev(b))
+    rng = np.random.default_rng(29)
+    a, b = operand((3, 5, 40), np.float32, rng), operand((3, 40, 6), np.float32, rng)
+    check(portgemm.matmul(dev(a), dev(b), variant="phvm").get(), a, b)
+    out = dev(np.full((3, 5, 6), np.nan, np.float32))
+    assert portgemm.matmul(dev(a[:1]), dev(b), variant="phvm", out=out) is out
+    check(out.get(), a[:1], b)
+    zeros = portgemm.matmul(dev(np.ones((2, 3, 0), np.float32)),
+                            dev(np.ones((2, 0, 5), np.float32)))
+    assert zeros.shape == (2, 3, 5) and not zeros.get().any()
+    assert portgemm.matmul(dev(np.ones((0, 3, 4), np.float32)),
+                           dev(np.ones((0, 4, 5), np.float32))).shape == (0, 3, 5)
 
 
 def test_the_host_backend_takes_stacks_too():

@@ -67,10 +67,11 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
 def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
               b: np.ndarray, out: np.ndarray | None = None, *,
               poison: float | None = None) -> GemmResult | None:
-    """C[i] = A[i] @ B[i] for numpy stacks A (1 or S, M, K) and B (1 or S, K, N) in one
-    launch (a stack of one matrix serves every product), C (S, M, N) new or ``out``.
-    None where the variant's plan for one product cannot be stacked
-    (families.base.over_stack): the caller runs the products one by one instead."""
+    """C[i] = A[i] @ B[i] for stacks A (1 or S, M, K) and B (1 or S, K, N) in one launch
+    (a stack of one matrix serves every product), C (S, M, N) new or ``out``: numpy
+    arrays, or device arrays on ``queue`` (C then one too). None where the variant's plan
+    for one product cannot be stacked (families.base.over_stack): the caller runs the
+    products one by one instead."""
     start = time.perf_counter()
     count = max(a.shape[0], b.shape[0])
     m, k = a.shape[1:]
@@ -80,7 +81,7 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     if found is None:
         return None
     plan, sources, options = found
-    c = out if out is not None else np.empty((count, m, n), a.dtype)  # C-contiguous
+    c = out if out is not None else new_result(queue, (count, m, n), a.dtype, a, b)
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     alignment = stack_alignment(queue, transfer, a.dtype.itemsize)
     pitches = [pitch_for(rows, cols, alignment, a.dtype.itemsize)
@@ -158,7 +159,7 @@ def largest_host_array(*arrays) -> int:
     return max((x.nbytes for x in arrays if not is_device_array(x)), default=0)
 
 
-def new_result(queue: Queue, shape: tuple[int, int], dtype, a, b):
+def new_result(queue: Queue, shape: tuple[int, ...], dtype, a, b):
     """C for a call: on the device (from the queue's pool) when an operand is there, else
     a numpy array."""
     if is_device_array(a) or is_device_array(b):
@@ -239,7 +240,7 @@ class OpenCLBackend:
         and with the groups along K (tallskinny's GS) shared by the stack's products: a
         product's share of them, where that is one group or the last group sums them
         (FUSE: a launch of one; otherwise their sum is a launch of its own); None where
-        neither runs in one launch."""
+        neither runs in one launch. Device arrays run on their own queue."""
         count = max(a.shape[0], b.shape[0])
         shared = dict(UNSPLIT)
         groups = resolved.params.get("GS")
@@ -249,7 +250,7 @@ class OpenCLBackend:
         if a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK:
             unpacked = with_values(tries[0], UNPACKED)
             tries += [unpacked] if unpacked != tries[0] else []
-        queue = Queue.for_device(resolved.device)
+        queue = queue_for(resolved.device, a, b)
         for params in tries:
             if params != resolved.params:
                 try:

@@ -238,7 +238,7 @@ class Transfer:
         self._c_host: np.ndarray | None = None
         self._c_buffer = None
         self._c_stack: tuple | None = None   # (C's stack, pitch): laid out on the host
-        self._c_spaced: tuple | None = None  # (buffer, count, values, pitch): on the device
+        self._c_spaced: tuple | None = None  # spaced out on the device: respace's arguments
 
     @property
     def in_place(self) -> bool:
@@ -272,38 +272,39 @@ class Transfer:
             cl.enqueue_copy(self.queue.cl_queue, buffer, flat)
         return buffer
 
-    def stack_input(self, stack: np.ndarray, pitch: int) -> Any:
-        """A read-only argument holding a numpy stack (count, rows, cols) laid out as
-        :func:`~.stack_layout.packed` lays it out. Where the device reads host memory in
-        place it is laid out on the host; else moved as it lies and spaced out by the
-        device, one rectangular copy (the host's copy of 64 x 1000 x 50 values took
-        0.75 ms of a 2.8 ms call on an H100's host)."""
+    def stack_input(self, stack, pitch: int) -> Any:
+        """A read-only argument holding a stack (count, rows, cols: numpy, or a
+        C-contiguous device array) laid out as :func:`~.stack_layout.packed` lays it out.
+        A numpy stack that the device reads in place is laid out on the host; else the
+        stack goes as it lies and the device spaces it out, one rectangular copy (the
+        host's copy of 64 x 1000 x 50 values took 0.75 ms of a 2.8 ms call on an H100's
+        host)."""
         count, rows, cols = stack.shape
+        on_device = is_device_array(stack)
+        lying = stack if on_device else np.ascontiguousarray(stack)
         if count == 1 or pitch == rows * cols:  # spaced already, or one matrix for all
-            return self.input(np.ascontiguousarray(stack))
-        if self.in_place:
+            return self.input(lying)
+        if self.in_place and not on_device:
             return self.input(packed(stack, pitch))
         spaced = self.queue.allocator(count * pitch * stack.dtype.itemsize)
-        respace(self.queue, self.input(np.ascontiguousarray(stack)), spaced, count,
-                rows * cols, stack.dtype.itemsize, source_pitch=rows * cols,
-                target_pitch=pitch)
+        respace(self.queue, self.input(lying), spaced, count, rows * cols,
+                stack.dtype.itemsize, source_pitch=rows * cols, target_pitch=pitch)
         return spaced
 
-    def stack_output(self, c: np.ndarray, pitch: int,
-                     fill: float | None) -> tuple[Any, list | None]:
-        """As :meth:`output`, for C's stack ``c`` (count, rows, cols, C-contiguous) that
-        the kernels write ``pitch`` values a matrix apart, as :meth:`stack_input` lays
-        out; :meth:`finish` puts the values into ``c``."""
+    def stack_output(self, c, pitch: int, fill: float | None) -> tuple[Any, list | None]:
+        """As :meth:`output`, for C's stack ``c`` (count, rows, cols, C-contiguous: numpy
+        or a device array) that the kernels write ``pitch`` values a matrix apart, as
+        :meth:`stack_input` lays out; :meth:`finish` puts the values into ``c``."""
         count, rows, cols = c.shape
         if pitch == rows * cols:
             return self.output(c.reshape(-1), fill)
-        if self.in_place:
+        if self.in_place and not is_device_array(c):
             self._c_stack = (c, pitch)
             return self.output(np.empty(count * pitch, c.dtype), fill)
-        self.output(c.reshape(-1), None)  # the contiguous C that comes back
+        target, _ = self.output(c.reshape(-1), None)  # the contiguous C: spaced into at finish
         nbytes = count * pitch * c.dtype.itemsize
         spaced = self.queue.allocator(nbytes)
-        self._c_spaced = (spaced, count, rows * cols, pitch)
+        self._c_spaced = (spaced, target, count, rows * cols, pitch, c.dtype.itemsize)
         if fill is None:
             return spaced, None
         return spaced, [self.queue.fill(spaced, c.dtype.type(fill), nbytes).cl_event]
@@ -353,9 +354,9 @@ class Transfer:
         import pyopencl as cl
 
         if self._c_spaced is not None:
-            spaced, count, values, pitch = self._c_spaced
-            respace(self.queue, spaced, self._c_buffer, count, values,
-                    self._c_host.dtype.itemsize, source_pitch=pitch, target_pitch=values)
+            spaced, target, count, values, pitch, itemsize = self._c_spaced
+            respace(self.queue, spaced, target, count, values, itemsize,
+                    source_pitch=pitch, target_pitch=values)
         if self._c_host is None or self.policy == "svm":
             last.wait()
         elif self.policy == "host_ptr":
