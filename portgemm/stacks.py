@@ -20,6 +20,7 @@ time, each matrix is copied on the device first (a kernel's argument starts its 
 
 from __future__ import annotations
 
+from math import prod
 from typing import Callable
 
 import numpy as np
@@ -85,9 +86,9 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
         raise ValueError(f"the stacks of shapes {a.shape} and {b.shape} do not broadcast: "
                          f"{a2.shape[:-2]} against {b2.shape[:-2]}") from None
     final = stack + (m,) * (a.ndim > 1) + (n,) * (b.ndim > 1)
-    count = int(np.prod(stack, dtype=np.int64))
+    count = prod(stack)
     for label, x in (("a", a2), ("b", b2)):
-        if on_device and not _one_matrix(x) and int(np.prod(x.shape[:-2])) != count:
+        if on_device and not _one_matrix(x) and prod(x.shape[:-2]) != count:
             raise ValueError(f"device arrays broadcast only a single matrix against a stack; "
                              f"{label} has the stack {x.shape[:-2]} of {stack}")
     largest = max(m * k, k * n, m * n)
@@ -97,11 +98,11 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
     if out is not None:
         check_out(out, final, a.dtype)
     full = stack + (m, n)
-    target = None if out is None else out.reshape(full)
+    target = None if out is None else _shaped(out, full)
     c = _product_of_stacks(a2, b2, stack, product, target, stack_product)
     if out is not None:
         return out
-    c = c.reshape(final)
+    c = _shaped(c, final)
     return c[()] if c.ndim == 0 and not is_device_array(c) else c  # numpy gives a scalar
 
 
@@ -110,18 +111,19 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     """C of shape stack + (M, N) for A (..., M, K) and B (..., K, N), into ``out`` if given."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    count = int(np.prod(stack, dtype=np.int64))
+    count = prod(stack)
     if a.ndim == 2 and b.ndim == 2:
         return product(a, b, out)
     if _one_matrix(b):  # A's rows one after another (reshape copies only a strided stack)
         rows = _stacked(a, stack).reshape(count * m, k)
-        c = product(rows, b.reshape(k, n), None if out is None else out.reshape(count * m, n))
-        return c.reshape(stack + (m, n)) if out is None else out
+        c = product(rows, _shaped(b, (k, n)),
+                    None if out is None else out.reshape(count * m, n))
+        return _shaped(c, stack + (m, n)) if out is None else out
     if stack_product is not None and count and m and n and k:  # (gemm answers an empty one)
         whole = stack_product(_as_stack(a, stack), _as_stack(b, stack),
-                              None if out is None else out.reshape(count, m, n))
+                              None if out is None else _shaped(out, (count, m, n)))
         if whole is not None:
-            return whole.reshape(stack + (m, n)) if out is None else out
+            return _shaped(whole, stack + (m, n)) if out is None else out
     resident = next((x for x in (a, b) if is_device_array(x)), None)
     if resident is not None:  # a pair at a time, each matrix copied on the device (a
         import pyopencl.array as cl_array  # kernel's argument starts its buffer)
@@ -157,7 +159,7 @@ def _one_matrix(x) -> bool:
 def _stacked(x, stack: tuple):
     """``x`` with the stack's shape: itself where it has as many matrices (a broadcast
     view is read-only, and a read-only operand costs a copy on its way to the device)."""
-    if int(np.prod(x.shape[:-2], dtype=np.int64)) == int(np.prod(stack, dtype=np.int64)):
+    if prod(x.shape[:-2]) == prod(stack):
         return x
     return np.broadcast_to(x, stack + x.shape[-2:])
 
@@ -166,8 +168,14 @@ def _as_stack(x, stack: tuple):
     """``x`` as a 3-D stack for one launch: (1, rows, cols) where it is one matrix (it then
     serves every product), else one matrix a product of the stack."""
     if _one_matrix(x):
-        return x.reshape((1,) + x.shape[-2:])
-    return _stacked(x, stack).reshape((-1,) + x.shape[-2:])
+        return _shaped(x, (1,) + x.shape[-2:])
+    return _shaped(_stacked(x, stack), (prod(stack),) + x.shape[-2:])
+
+
+def _shaped(x, shape: tuple):
+    """``x`` reshaped to ``shape``, or itself where it has it (a device array's reshape
+    makes a new array object each time: most of a small call's own time)."""
+    return x if x.shape == tuple(shape) else x.reshape(shape)
 
 
 def _matrix(x, index: tuple):

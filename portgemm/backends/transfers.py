@@ -296,12 +296,13 @@ class Transfer:
         or a device array) that the kernels write ``pitch`` values a matrix apart, as
         :meth:`stack_input` lays out; :meth:`finish` puts the values into ``c``."""
         count, rows, cols = c.shape
+        flat = c if is_device_array(c) else c.reshape(-1)  # (a device array's buffer)
         if pitch == rows * cols:
-            return self.output(c.reshape(-1), fill)
+            return self.output(flat, fill)
         if self.in_place and not is_device_array(c):
             self._c_stack = (c, pitch)
             return self.output(np.empty(count * pitch, c.dtype), fill)
-        target, _ = self.output(c.reshape(-1), None)  # the contiguous C: spaced into at finish
+        target, _ = self.output(flat, None)  # the contiguous C, spaced into at finish
         nbytes = count * pitch * c.dtype.itemsize
         spaced = self.queue.allocator(nbytes)
         self._c_spaced = (spaced, target, count, rows * cols, pitch, c.dtype.itemsize)
