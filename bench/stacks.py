@@ -27,6 +27,15 @@ CASES = [((64, 128, 128), (128, 128)), ((128, 128), (64, 128, 128)),
          ((8, 512, 512), (8, 512, 512))]
 
 
+SHAPES_HELP = "A@B pairs, each side's axes joined by x, pairs by commas"
+
+
+def shape_pairs(text: str) -> list:
+    """``--shapes``' (a's shape, b's shape) pairs: "64x2x1000@64x1000x50,8x64@9x64x5"."""
+    return [tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
+            for pair in text.split(",")]
+
+
 def torch_matmul(device):
     """numpy -> CUDA -> torch.matmul -> numpy, or None without torch's CUDA or a GPU."""
     torch = cuda_torch() if device is not None and "gpu" in device.filter_string else None
@@ -66,12 +75,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--json", default=None)
-    parser.add_argument("--shapes", default=None,
-                        help="A@B pairs, each side's axes joined by x, pairs by commas")
+    parser.add_argument("--shapes", type=shape_pairs, default=CASES, help=SHAPES_HELP)
     args = parser.parse_args()
-    cases = CASES if args.shapes is None else [
-        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
-        for pair in args.shapes.split(",")]
+    cases = args.shapes
     device = portgemm.select_device(args.device) if args.device else None
     vendor = torch_matmul(device or portgemm.select_device(None))
     rng = np.random.default_rng(0)

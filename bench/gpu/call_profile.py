@@ -7,6 +7,8 @@ import argparse
 import cProfile
 import io
 import pstats
+import sys
+from pathlib import Path
 
 import numpy as np
 import pyopencl as cl
@@ -16,6 +18,9 @@ from portgemm.runtime import Queue
 from portgemm.bench.references import cuda_torch
 from transfers import median_ms  # bench/gpu/transfers.py, beside this file
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from stacks import SHAPES_HELP, shape_pairs  # noqa: E402  (bench/stacks.py)
+
 CASES = [((256, 32, 64), (256, 64, 32)), ((64, 128, 128), (64, 128, 128)),
          ((128, 128), (64, 128, 128)), ((256, 256), (256, 256)), ((1024, 1024), (1024, 1024))]
 
@@ -24,12 +29,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--reps", type=int, default=30)
-    parser.add_argument("--shapes", default=None,
-                        help="A@B pairs, each side's axes joined by x, pairs by commas")
+    parser.add_argument("--shapes", type=shape_pairs, default=CASES, help=SHAPES_HELP)
     args = parser.parse_args()
-    cases = CASES if args.shapes is None else [
-        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
-        for pair in args.shapes.split(",")]
+    cases = args.shapes
     torch = cuda_torch()
     device = portgemm.select_device("gpu")
     queue = Queue(device)

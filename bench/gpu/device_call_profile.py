@@ -7,22 +7,11 @@ import cProfile
 import io
 import pstats
 import sys
-import time
 
 import numpy as np
 
 import portgemm
-
-
-def median_ms(call, reps=50):
-    for _ in range(5):
-        call()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - start) * 1e3)
-    return float(np.median(times))
+from transfers import median_ms  # bench/gpu/transfers.py, beside this file
 
 
 device = portgemm.select_device(sys.argv[1] if len(sys.argv) > 1 else "gpu")
@@ -36,8 +25,8 @@ for a_shape, b_shape in [((256, 64), (64, 256)), ((256, 32, 64), (256, 64, 32))]
 
     def unfinished():
         portgemm.matmul(a, b)
-    print(f"{a_shape} @ {b_shape}: finished {median_ms(call):.3f} ms, "
-          f"not waited for {median_ms(unfinished):.3f} ms", flush=True)
+    print(f"{a_shape} @ {b_shape}: finished {median_ms(call, reps=50, warmup=5):.3f} ms, "
+          f"not waited for {median_ms(unfinished, reps=50, warmup=5):.3f} ms", flush=True)
     profile = cProfile.Profile()
     profile.enable()
     for _ in range(50):

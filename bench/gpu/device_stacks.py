@@ -6,12 +6,17 @@ median of each side's best-of-5.
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import portgemm
 from portgemm.bench.references import cuda_torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from stacks import SHAPES_HELP, shape_pairs  # noqa: E402  (bench/stacks.py)
 
 SHAPES = [((256, 32, 64), (256, 64, 32)), ((64, 128, 128), (64, 128, 128)),
           ((64, 2, 1000), (64, 1000, 50)), ((100, 37, 50), (100, 50, 20)),
@@ -32,12 +37,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="gpu")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--shapes", default=None,
-                        help="A@B pairs, each side's axes joined by x, pairs by commas")
+    parser.add_argument("--shapes", type=shape_pairs, default=SHAPES, help=SHAPES_HELP)
     args = parser.parse_args()
-    shapes = SHAPES if args.shapes is None else [
-        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
-        for pair in args.shapes.split(",")]
+    shapes = args.shapes
     device = portgemm.select_device(args.device)
     torch = cuda_torch()
     print(f"device: {device.description}; torch: {'yes' if torch else 'no'}")

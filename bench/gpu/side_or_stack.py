@@ -14,7 +14,7 @@ from portgemm import stacks
 from portgemm.backends.opencl import OpenCLBackend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from stacks import best_of  # noqa: E402  (bench/stacks.py)
+from stacks import SHAPES_HELP, best_of, shape_pairs  # noqa: E402  (bench/stacks.py)
 
 SHAPES = [((128, 128), (64, 128, 128)), ((64, 64), (256, 64, 32)), ((37, 50), (100, 50, 20)),
           ((100, 100), (16, 100, 100)), ((8, 128), (512, 128, 64))]
@@ -24,12 +24,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
     parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--shapes", default=None,
-                        help="A@B pairs, each side's axes joined by x, pairs by commas")
+    parser.add_argument("--shapes", type=shape_pairs, default=SHAPES, help=SHAPES_HELP)
     args = parser.parse_args()
-    shapes = SHAPES if args.shapes is None else [
-        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
-        for pair in args.shapes.split(",")]
+    shapes = args.shapes
     shipped, launch = stacks.SIDE_BY_SIDE_VALUES, OpenCLBackend.run_stack
     rng = np.random.default_rng(0)
     for a_shape, b_shape in shapes:

@@ -16,7 +16,7 @@ import portgemm
 from portgemm.backends.opencl import OpenCLBackend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from stacks import best_of, torch_matmul  # noqa: E402  (bench/stacks.py)
+from stacks import SHAPES_HELP, best_of, shape_pairs, torch_matmul  # noqa: E402
 
 SHAPES = [((64, 8, 4096), (64, 4096, 8)), ((256, 4, 8192), (256, 8192, 4)),
           ((16, 16, 16384), (16, 16384, 16)), ((8, 4096), (128, 4096, 8)),
@@ -60,12 +60,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--shapes", default=None,
-                        help="A@B pairs, each side's axes joined by x, pairs by commas")
+    parser.add_argument("--shapes", type=shape_pairs, default=SHAPES, help=SHAPES_HELP)
     args = parser.parse_args()
-    shapes = SHAPES if args.shapes is None else [
-        tuple(tuple(int(v) for v in side.split("x")) for side in pair.split("@"))
-        for pair in args.shapes.split(",")]
+    shapes = args.shapes
     device = portgemm.select_device(args.device)
     vendor = torch_matmul(device) or np.matmul
     name = "torch" if vendor is not np.matmul else "numpy"
