@@ -13,9 +13,10 @@ leading axes of the two stacks broadcast. A stack runs the first of these that a
   reordered into the stack (B and C copied, which pays only while a call a matrix
   costs more: SIDE_BY_SIDE_VALUES);
   else a product a pair.
-Stacks of device arrays (pyopencl's, both operands) take the same ways but side by side,
-broadcast only a single matrix against a stack, and give C on the device; a pair at a
-time, each matrix is copied on the device first (a kernel's argument starts its buffer).
+Stacks of device arrays (pyopencl's, both operands) take the same ways but B side by
+side, broadcast only a single matrix against a stack, and give C on the device; a pair
+at a time, each matrix is copied on the device first (a kernel's argument starts at its
+buffer's start).
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
             return _shaped(whole, stack + (m, n)) if out is None else out
     resident = next((x for x in (a, b) if is_device_array(x)), None)
     if resident is not None:  # a pair at a time, each matrix copied on the device (a
-        import pyopencl.array as cl_array  # kernel's argument starts its buffer)
+        import pyopencl.array as cl_array  # kernel's argument starts at its buffer's start)
 
         c = cl_array.zeros(resident.queue, stack + (m, n), a.dtype) if out is None else out
         if not (count and m and n and k):  # numpy's answer: empty, or zeros for K = 0
