@@ -60,8 +60,9 @@
  * which lie stride_a, stride_b and stride_c values apart (a stride of 0: one matrix
  * serves every product). Every kernel that takes GEMM_ARGS (or SPLIT_GEMM_ARGS) starts
  * with ENTER_STACK (splitk.h's SPLIT_K holds it), a kernel whose C has another name with
- * ENTER_STACK_OF(that name); the host stacks only plans of one launch with no workspace
- * (portgemm/families/base.py: over_stack). */
+ * ENTER_STACK_OF(that name); the host stacks only plans of one launch, with no workspace
+ * or ticket counters unless the kernel moves them to its product's own (portgemm/
+ * families/base.py: over_stack, Variant.stacks_scratch). */
 #if STACKED
 #define STACK_ARGS const long stride_a, const long stride_b, const long stride_c,
 #define ENTER_STACK_OF(out)                                                               \

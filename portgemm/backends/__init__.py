@@ -48,8 +48,9 @@ class Resolved:
 
 class Backend(Protocol):
     """What every backend provides. One may also provide ``run_stack(resolved, a, b, *,
-    out=None, poison=None)``: C[i] = A[i] @ B[i] over numpy stacks (1 or S matrices a
-    side) in one launch, or None where it cannot (then each product runs alone)."""
+    out=None, poison=None)``: C[i] = A[i] @ B[i] over stacks (1 or S matrices a side;
+    numpy, or the backend's device arrays) in one launch, or None where it cannot (then
+    each product runs alone)."""
 
     name: str
 
