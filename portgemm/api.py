@@ -45,6 +45,14 @@ def gemm(a, b, *, device: Any = None, variant: str = "auto",
     dtypes, BuildError (with the build log) if compilation fails,
     BackendUnavailableError when a backend's extra is not installed.
     """
+    return _gemm(a, b, device=device, variant=variant, params=params, backend=backend,
+                 poison=poison, out=out, wait=True)
+
+
+def _gemm(a, b, *, device, variant, params, backend, out, poison=None,
+          wait: bool) -> GemmResult:
+    """:func:`gemm`; ``wait=False`` may return a device C before its kernels finish
+    (matmul's way: its caller gets no times)."""
     start = time.perf_counter()
     chosen = get_backend(backend)
     a, b = check_operands(a, b)
@@ -59,7 +67,7 @@ def gemm(a, b, *, device: Any = None, variant: str = "auto",
         resolved = chosen.resolve(target, variant, params, (1, 1, 1), a.dtype)
         return _empty_product(chosen, resolved, shape, a, b, out, start)
     resolved = chosen.resolve(target, variant, params, shape, a.dtype, layout_of(a, b))
-    return chosen.run(resolved, a, b, poison=poison, out=out)
+    return chosen.run(resolved, a, b, poison=poison, out=out, wait=wait)
 
 
 def _device(backend: Backend, spec: Any, a, b):
@@ -106,14 +114,18 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
     single matrix, and C is one too). A stack times one matrix runs as one product where
     that pays; other stacks in one launch where the backend and variant can, else a
     product a pair of matrices (``portgemm.stacks``).
+
+    With device arrays it returns as soon as the kernels are queued, as pyopencl's own
+    operations do: C's queue runs what comes next after them (``C.get()`` waits for
+    them), and C's ``events`` hold the last of them for another queue's commands.
     """
     if is_plain(a, b):
-        return gemm(a, b, device=device, variant=variant, params=params, backend=backend,
-                    out=out).c
+        return _gemm(a, b, device=device, variant=variant, params=params, backend=backend,
+                     out=out, wait=False).c
 
     def product(a2, b2, out2):
-        return gemm(a2, b2, device=device, variant=variant, params=params,
-                    backend=backend, out=out2).c
+        return _gemm(a2, b2, device=device, variant=variant, params=params,
+                     backend=backend, out=out2, wait=False).c
 
     chosen = get_backend(backend)
     run_stack = getattr(chosen, "run_stack", None)
@@ -123,7 +135,7 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
         target = _device(chosen, device, a3, b3)
         shape = (a3.shape[1], b3.shape[2], a3.shape[2])
         resolved = chosen.resolve(target, variant, params, shape, a3.dtype)
-        result = run_stack(resolved, a3, b3, out=out3)
+        result = run_stack(resolved, a3, b3, out=out3, wait=False)
         return None if result is None else result.c
 
     return matmul_stacks(a, b, product, out=out,

@@ -92,6 +92,69 @@ def test_device_arrays_stay_on_the_device(device):
     assert transposed.flags.f_contiguous or transposed.flags.c_contiguous
 
 
+def _held(queue):
+    """A user event that holds back every later command of the in-order ``queue``."""
+    import pyopencl as cl
+
+    gate = cl.UserEvent(queue.context)
+    cl.enqueue_barrier(queue, wait_for=[gate])
+    return gate
+
+
+def test_matmul_of_device_arrays_does_not_wait_for_its_kernels(device):
+    """matmul returns once its commands are queued (as pyopencl's operations do): here
+    the queue is held back until after the call, so a call that waited would never
+    return; C's value is right once the queue runs, and C carries its last event."""
+    import threading
+
+    import pyopencl as cl
+
+    queue = Queue.for_device(device)
+    a, b = operands(61, 47, 129)
+    a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+    rng = np.random.default_rng(1)
+    stack_a, stack_b = (rng.standard_normal(shape).astype(np.float32)
+                        for shape in ((3, 7, 9), (3, 9, 5)))
+    stacks = [portgemm.to_device(x, device) for x in (stack_a, stack_b)]
+    # each kernel run once first: NVIDIA's driver (580) crashed in the get() below when a
+    # kernel's first launch had waited on the gate (bench/gpu/gate_probe.py)
+    portgemm.matmul(a_dev, b_dev).get(), portgemm.matmul(*stacks).get()
+    gate = _held(queue.cl_queue)
+    results = {}
+    worker = threading.Thread(target=lambda: results.update(
+        plain=portgemm.matmul(a_dev, b_dev), stack=portgemm.matmul(*stacks)))
+    worker.start()
+    worker.join(timeout=60)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    worker.join()
+    assert set(results) == {"plain", "stack"}, "matmul waited for kernels held back"
+    for c in results.values():
+        assert c.events and c.events[-1].command_queue == queue.cl_queue
+    assert_close(results["plain"].get(), a, b)
+    for got, x, y in zip(results["stack"].get(), stack_a, stack_b):
+        assert_close(got, x, y)
+    assert np.isfinite(portgemm.gemm(a_dev, b_dev).kernel_ms)  # gemm still times
+
+
+def test_operands_of_another_queue_are_waited_for(device):
+    """An operand on a second queue of the same context, with a fill still pending
+    there: the call's kernels run after it (the first operand's queue runs the call)."""
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    queue = Queue.for_device(device)
+    other = cl.CommandQueue(queue.context)
+    a, b = operands(40, 30, 50)
+    a_dev = portgemm.to_device(a, device)
+    b_dev = cl_array.to_device(other, b)
+    portgemm.matmul(a_dev, b_dev).get(), b_dev.copy().fill(0).get()  # kernels run once
+    gate = _held(other)
+    b_dev.fill(2.0)  # pending until the gate opens
+    c = portgemm.matmul(a_dev, b_dev)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    assert_close(c.get(), a, np.full_like(b, 2.0))
+
+
 def test_arrays_of_your_own_pyopencl_context(any_device):
     """A queue made by pyopencl code, without profiling: portgemm runs on it."""
     import pyopencl as cl

@@ -48,9 +48,9 @@ class Resolved:
 
 class Backend(Protocol):
     """What every backend provides. One may also provide ``run_stack(resolved, a, b, *,
-    out=None, poison=None)``: C[i] = A[i] @ B[i] over stacks (1 or S matrices a side;
-    numpy, or the backend's device arrays) in one launch, or None where it cannot (then
-    each product runs alone)."""
+    out=None, poison=None, wait=True)``: C[i] = A[i] @ B[i] over stacks (1 or S matrices
+    a side; numpy, or the backend's device arrays) in one launch, or None where it cannot
+    (then each product runs alone)."""
 
     name: str
 
@@ -79,9 +79,11 @@ class Backend(Protocol):
         for arrays this backend cannot read."""
 
     def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
-            out: Any = None) -> GemmResult:
+            out: Any = None, wait: bool = True) -> GemmResult:
         """C = A @ B as resolved; ``poison`` fills C first where the backend can; ``out``
-        (checked already) receives C."""
+        (checked already) receives C. ``wait=False`` lets a C in device memory come back
+        before its kernels finish (its queue orders what follows; the times are then
+        NaN); a C on the host is always finished."""
 
 
 _loaded: dict[str, Backend] = {}

@@ -130,10 +130,10 @@ class HostBackend:
         return None
 
     def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
-            out=None) -> GemmResult:
+            out=None, wait: bool = True) -> GemmResult:
         """kernel_ms and wall_ms are both the call's wall time (there is no device, so no
-        transfer separates them). ``poison`` is accepted for a uniform interface: host
-        variants return a freshly computed array."""
+        transfer separates them). ``poison`` and ``wait`` are accepted for a uniform
+        interface: host variants return a freshly computed array."""
         impl, params = resolved.impl, resolved.params
         start = time.perf_counter()
         c = impl.function(a, b, **impl.fixed, **params)

@@ -33,7 +33,7 @@ STACK_UNPACKED_WORK = 2**24
 
 
 def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
-             poison: float | None = None, out=None) -> GemmResult:
+             poison: float | None = None, out=None, wait: bool = True) -> GemmResult:
     """C = A @ B with checked operands and resolved parameters: the plan's kernels in
     order on the in-order queue, kernel time the sum of their events.
 
@@ -41,7 +41,8 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     new device array on its queue (no host round trip). ``out`` (an array of either
     kind) receives C instead. ``poison`` fills C on the device before the kernels run, so
     elements they never write show up (tests use NaN); a plan whose kernels add into C
-    gets zeros instead.
+    gets zeros instead. ``wait=False`` returns a device C as soon as its kernels are
+    queued (see :func:`_launch`).
     """
     start = time.perf_counter()
     m, k = a.shape
@@ -50,6 +51,7 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype,
                                          op_a.colmajor, op_b.colmajor)
     c = out if out is not None else new_result(queue, (m, n), a.dtype, a, b)
+    order_after_other_queues(queue, a, b, c)
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     c_arg, waits = transfer.output(c, 0 if plan.zero_c else poison)
     arguments = {"A": transfer.input(op_a.data), "B": transfer.input(op_b.data), "C": c_arg,
@@ -58,7 +60,7 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(op_a.ld), ldb=i32(op_b.ld),
                      ldc=i32(n))
     events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
-                                         transfer)
+                                         transfer, c, wait)
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)
@@ -66,12 +68,12 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
 
 def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
               b: np.ndarray, out: np.ndarray | None = None, *,
-              poison: float | None = None) -> GemmResult | None:
+              poison: float | None = None, wait: bool = True) -> GemmResult | None:
     """C[i] = A[i] @ B[i] for stacks A (1 or S, M, K) and B (1 or S, K, N) in one launch
     (a stack of one matrix serves every product), C (S, M, N) new or ``out``: numpy
     arrays, or device arrays on ``queue`` (C then one too). None where the variant's plan
     for one product cannot be stacked (families.base.over_stack): the caller runs the
-    products one by one instead."""
+    products one by one instead. ``wait`` as for :func:`run_gemm`."""
     start = time.perf_counter()
     count = max(a.shape[0], b.shape[0])
     m, k = a.shape[1:]
@@ -82,6 +84,7 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
         return None
     plan, sources, options = found
     c = out if out is not None else new_result(queue, (count, m, n), a.dtype, a, b)
+    order_after_other_queues(queue, a, b, c)
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
     alignment = stack_alignment(queue, transfer, a.dtype.itemsize)
     pitches = [pitch_for(rows, cols, alignment, a.dtype.itemsize)
@@ -100,7 +103,7 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
                      stride_b=i64(pitches[1] if b.shape[0] > 1 else 0),
                      stride_c=i64(pitches[2]))
     events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
-                                         transfer)
+                                         transfer, c, wait)
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)
@@ -130,9 +133,16 @@ def stack_alignment(queue: Queue, transfer: Transfer, itemsize: int) -> int:
 
 
 def _launch(queue: Queue, plan, sources, options, arguments: dict, waits,
-            transfer: Transfer) -> tuple[list, float, tuple]:
+            transfer: Transfer, c, wait: bool) -> tuple[list, float, tuple]:
     """The plan's kernels in order on the in-order queue, then C where the caller gets
-    it: (events, kernel ms, each step's ms)."""
+    it: (events, kernel ms, each step's ms).
+
+    A call of device arrays only is not waited for when ``wait`` is False (a host
+    operand may be read in place, or a temporary copy of it): the call returns once its
+    commands are queued, as pyopencl's own array operations do, C holding the last of
+    them as its event; its times are then NaN. What the caller queues next on that
+    queue runs after them, and everything the kernels use is the queue's (its memory
+    pool, its counters), so nothing is reused under them."""
     kernels = [queue.kernel(source, step.kernel, opts)
                for step, source, opts in zip(plan.steps, sources, options)]
     launched = time.perf_counter()
@@ -141,6 +151,9 @@ def _launch(queue: Queue, plan, sources, options, arguments: dict, waits,
         args = [arguments[x] if isinstance(x, str) else np.int32(x) for x in step.args]
         events.append(queue.submit(kernel, step.ndrange, *args, wait_for=waits))
         waits = None
+    if transfer.device_only and not wait:
+        c.add_event(transfer.finish(events[-1], wait=False).cl_event)
+        return events, float("nan"), ()
     if queue.profiling:
         # no wait of our own first: the queue is in order, so bringing C back waits for
         # the kernels, and a driver's every blocking wait costs a wake-up (PoCL: ~0.1 ms)
@@ -167,6 +180,18 @@ def new_result(queue: Queue, shape: tuple[int, ...], dtype, a, b):
 
         return cl_array.empty(queue.cl_queue, shape, dtype, allocator=queue.allocator)
     return np.empty(shape, dtype=dtype)
+
+
+def order_after_other_queues(queue: Queue, *arrays) -> None:
+    """Make this call's commands wait for those pending on device arrays of another
+    queue (pyopencl keeps an array's unfinished commands as its events): a barrier on
+    ``queue``, which is in order. Commands of ``queue`` itself are in order already."""
+    pending = [event for x in arrays if is_device_array(x) and x.queue != queue.cl_queue
+               for event in x.events]
+    if pending:
+        import pyopencl as cl
+
+        cl.enqueue_barrier(queue.cl_queue, wait_for=pending)
 
 
 def resident_queue(a, b) -> Queue | None:
@@ -232,8 +257,8 @@ class OpenCLBackend:
         return Resolved(device, variant, checked, impl)
 
     def run_stack(self, resolved: Resolved, a: np.ndarray, b: np.ndarray, *,
-                  out: np.ndarray | None = None,
-                  poison: float | None = None) -> GemmResult | None:
+                  out: np.ndarray | None = None, poison: float | None = None,
+                  wait: bool = True) -> GemmResult | None:
         """A stack of products in one launch (:func:`run_stack`): the resolved
         parameters without split-K (the stack fills the device: splitting K is for a C
         of few tiles), or else without packing for small products (STACK_UNPACKED_WORK)
@@ -257,7 +282,8 @@ class OpenCLBackend:
                     params = resolved.impl.check(params, resolved.device, a.dtype.itemsize)
                 except ParameterError:
                     continue
-            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison)
+            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
+                               wait=wait)
             if result is not None:
                 result.source, result.reason = resolved.source, resolved.reason
                 return result
@@ -269,10 +295,10 @@ class OpenCLBackend:
         return queue.device if queue is not None else None
 
     def run(self, resolved: Resolved, a, b, *, poison: float | None = None, out=None,
-            queue: Queue | None = None) -> GemmResult:
+            wait: bool = True, queue: Queue | None = None) -> GemmResult:
         """``queue``: another queue on the same device (the tuner's, to free programs)."""
         result = run_gemm(queue or queue_for(resolved.device, a, b), resolved.impl,
-                          resolved.params, a, b, poison=poison, out=out)
+                          resolved.params, a, b, poison=poison, out=out, wait=wait)
         result.source, result.reason = resolved.source, resolved.reason
         return result
 

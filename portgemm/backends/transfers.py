@@ -212,16 +212,16 @@ def staged_download(queue: Queue, device_buffer, host: np.ndarray) -> None:
 
 
 def respace(queue: Queue, source, target, count: int, values: int, itemsize: int, *,
-            source_pitch: int, target_pitch: int) -> None:
+            source_pitch: int, target_pitch: int) -> Event:
     """Copy ``count`` runs of ``values`` values, ``source_pitch`` values apart in the
     device buffer ``source``, to ``target_pitch`` apart in ``target``: one rectangular
     copy, a run a row (the queue is in order: what follows waits for it)."""
     import pyopencl as cl
 
-    cl.enqueue_copy(queue.cl_queue, target, source, src_origin=(0, 0, 0),
+    return Event(cl.enqueue_copy(queue.cl_queue, target, source, src_origin=(0, 0, 0),
                     dst_origin=(0, 0, 0), region=(values * itemsize, count, 1),
                     src_pitches=(source_pitch * itemsize, source_pitch * itemsize * count),
-                    dst_pitches=(target_pitch * itemsize, target_pitch * itemsize * count))
+                    dst_pitches=(target_pitch * itemsize, target_pitch * itemsize * count)))
 
 
 # --- one call's operands ---------------------------------------------------------------
@@ -239,6 +239,7 @@ class Transfer:
         self._c_buffer = None
         self._c_stack: tuple | None = None   # (C's stack, pitch): laid out on the host
         self._c_spaced: tuple | None = None  # spaced out on the device: respace's arguments
+        self._host_inputs = False  # whether a kernel may read host memory of A or B
 
     @property
     def in_place(self) -> bool:
@@ -256,6 +257,7 @@ class Transfer:
                 raise ParameterError("a device array with an offset into its buffer cannot "
                                      "be a kernel argument; pass a .copy()")
             return data.base_data
+        self._host_inputs = True
         flat = np.ravel(data, order="K")
         if self.policy == "svm":
             # pyopencl wraps only writable memory as SVM, so a read-only array (a
@@ -350,15 +352,27 @@ class Transfer:
         """Scratch memory for partial results (never seen by the host)."""
         return self.queue.allocator(max(1, nbytes))
 
-    def finish(self, last: Event) -> None:
-        """Wait for the kernels and make C's values visible in the host array."""
+    @property
+    def device_only(self) -> bool:
+        """Whether A, B and C are all device arrays: nothing of the call lies in host
+        memory, which a kernel might read (SVM, host pointers) after the call returns."""
+        return self._c_host is None and not self._host_inputs
+
+    def finish(self, last: Event, *, wait: bool = True) -> Event:
+        """Make C's values visible where the caller gets them: in the host array (waited
+        for), or in the device array, by the last command on the queue, which is
+        returned (waited for unless ``wait`` is False and the call is
+        :attr:`device_only`; the queue is in order, so what the caller enqueues next
+        sees C)."""
         import pyopencl as cl
 
         if self._c_spaced is not None:
             spaced, target, count, values, pitch, itemsize = self._c_spaced
-            respace(self.queue, spaced, target, count, values, itemsize,
-                    source_pitch=pitch, target_pitch=values)
-        if self._c_host is None or self.policy == "svm":
+            last = respace(self.queue, spaced, target, count, values, itemsize,
+                           source_pitch=pitch, target_pitch=values)
+        if self._c_host is None:
+            return last.wait() if wait or not self.device_only else last
+        if self.policy == "svm":
             last.wait()
         elif self.policy == "host_ptr":
             mapped, _ = cl.enqueue_map_buffer(self.queue.cl_queue, self._c_buffer,
@@ -375,3 +389,4 @@ class Transfer:
         if self._c_stack is not None:
             c, pitch = self._c_stack
             c[...] = matrices(self._c_host, *c.shape, pitch)
+        return last

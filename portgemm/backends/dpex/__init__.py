@@ -57,7 +57,7 @@ class DpexBackend:
         return None
 
     def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
-            out=None) -> DpexResult:
+            out=None, wait: bool = True) -> DpexResult:
         result = launch(resolved, a, b, poison=poison)
         if out is not None:
             np.copyto(out, result.c)
