@@ -90,3 +90,32 @@ def test_scalar_arguments_of_every_type_reach_the_kernel_on_every_launch(any_dev
         assert host.tolist() == [i, x, u, float(np.float32(l))]
     with pytest.raises(Exception):  # a type that does not fit its position is refused
         queue.submit(kernel, NDRange(1, 1), out, out, np.float32(1), np.uint32(1), np.int64(1))
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (4, 0, 6), (2, 3, 1), ()])
+@pytest.mark.parametrize("fast", [True, False])
+def test_empty_array_is_pyopencls_own(any_device, shape, fast, monkeypatch):
+    """Queue.empty_array (pyopencl's fast form, or its public one where that form is
+    refused) gives the array ``pyopencl.array.empty`` gives, from the queue's pool."""
+    import pyopencl.array as cl_array
+
+    queue = Queue.for_device(any_device)
+    theirs = cl_array.empty(queue.cl_queue, shape, np.float64, allocator=queue.allocator)
+    if fast:  # the fast form, not a fall back to the public one
+        monkeypatch.setattr(cl_array, "empty", None)
+    else:
+        class NoFastForm(cl_array.Array):
+            def __init__(self, *args, _fast=False, **kwargs):
+                if _fast:
+                    raise TypeError("unexpected keyword argument '_fast'")
+                super().__init__(*args, **kwargs)
+        monkeypatch.setattr(cl_array, "Array", NoFastForm)
+    ours = queue.empty_array(shape, np.float64)
+    for name in ("shape", "strides", "dtype", "size", "nbytes", "offset", "queue",
+                 "context", "allocator"):
+        assert getattr(ours, name) == getattr(theirs, name), name
+    assert ours.flags.c_contiguous and type(ours) is type(theirs)
+    monkeypatch.undo()  # pyopencl's kernels check their arrays against its own class
+    if ours.size:
+        ours.fill(2.5)
+        assert np.all(ours.get() == 2.5)

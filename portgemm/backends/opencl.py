@@ -176,9 +176,7 @@ def new_result(queue: Queue, shape: tuple[int, ...], dtype, a, b):
     """C for a call: on the device (from the queue's pool) when an operand is there, else
     a numpy array."""
     if is_device_array(a) or is_device_array(b):
-        import pyopencl.array as cl_array
-
-        return cl_array.empty(queue.cl_queue, shape, dtype, allocator=queue.allocator)
+        return queue.empty_array(shape, dtype)
     return np.empty(shape, dtype=dtype)
 
 
