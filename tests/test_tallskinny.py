@@ -72,6 +72,7 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     ({"GS": 4, "BS": 1, "tile_y": 8, "tile_x": 3, "ROWVEC": 1, "KU": 4}, "CF"),
     ({"GS": 7, "BS": 1, "tile_y": 1, "tile_x": 1, "ROWVEC": 1, "KU": 2}, "FF"),
     ({"GS": 64, "BS": 1, "tile_y": 2, "tile_x": 16, "ROWVEC": 1, "FUSE": 1}, "CC"),
+    ({"GS": 6, "BS": 1, "tile_y": 1, "tile_x": 2, "ROWVEC": 1, "KU": 8}, "CC"),
     # one column a tile: 16 steps a vector along K where B's column lies along K (a
     # column-major B, or a row-major B of one column: (7, 1, 999)), else step by step
     ({"GS": 3, "BS": 1, "tile_y": 4, "tile_x": 1, "ROWVEC": 1}, "CF"),
@@ -325,7 +326,7 @@ def test_the_model_weighs_the_layout(device, order, tile):
 @pytest.mark.parametrize("platform", ["Intel(R) OpenCL", "Portable Computing Language"])
 def test_rows_as_vectors_on_a_cpu(platform):
     """Every CPU: groups of one work-item, tiles of at most 8 rows and 16 columns (C's
-    columns shared evenly), two sums where the rows are vectors of two. A tall C to 16
+    columns shared evenly), 8 sums in flight (rows x vectors x KU). A tall C to 16
     columns is skinny on Intel's runtime only (PoCL routes by size)."""
     from portgemm.auto.tallskinny import row_tile
 
@@ -335,7 +336,12 @@ def test_rows_as_vectors_on_a_cpu(platform):
     assert (params["BS"], params["ROWVEC"], params["KU"]) == (1, 1, 1) and "vector of 8" in why
     # one tile: ROW_ITEMS_PER_CORE work-items a core, however long their runs of K
     assert tallskinny_params(cpu, 3, 3, 1 << 23)[0]["GS"] == 2 * ROW_ITEMS_PER_CORE
-    assert tallskinny_params(cpu, 2, 2, 1 << 20)[0]["KU"] == 2
+    # ROW_CHAINS sums in flight: tile rows x vectors x KU, KU at most 8
+    for (m, n), steps in {(2, 2): 4, (1, 2): 8, (1, 3): 8, (4, 2): 2, (3, 3): 4, (8, 2): 1,
+                          (1, 64): 2, (2, 64): 1, (16, 16): 1}.items():
+        found, why = tallskinny_params(cpu, m, n, 1 << 20)
+        assert found["KU"] == steps, (m, n)
+        assert (f"{steps} sums of steps" in why) == (steps > 1)
     assert row_tile(16, 16) == (8, 16) and row_tile(4096, 24) == (8, 12)
     assert row_tile(3, 3) == (3, 3) and row_tile(4096, 17) == (8, 9)
     # a wide C: rows shared evenly among tiles of at most 9 (B read along its rows) or 16

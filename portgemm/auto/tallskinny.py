@@ -79,9 +79,13 @@ came within 1.02-1.05x of the fastest point timed again beside it; on PoCL 5's 1
 within 1.06x; a single group ran 1.9x slower, 12-14x there
 (bench/results/2026-11-23-cpu-zen5-groups). The kernel sums each chunk of ROW_CHUNK
 steps on its own before adding it to the run's total, so a work-item's run may be long:
-a single group summed 8 x 8 x 2^22 to 1.3e-6 (3.5e-5 in one sequence). Two sums of
-every other step (KU = 2) where the rows are vectors of two (2 x 2 x 2^23: 1.5x); more
-sums ran slower elsewhere. A tile of one column whose B lies along K is read 16 steps a
+a single group summed 8 x 8 x 2^22 to 1.3e-6 (3.5e-5 in one sequence). A work-item keeps
+ROW_CHAINS sums in flight: its tile's rows times their vectors times KU, the sums of every
+KU-th step (each an independent chain of additions, which one would leave waiting on the
+last one's latency). On the Zen 5 that count came within 1.05x of the fastest of KU = 1,
+2, 4, 8 at 25 shapes of tiles 1 x 2 to 8 x 16, where KU = 2 for rows of two and 1
+elsewhere ran up to 2.0x slower (1 x 3: 2.0x, 1 x 5: 1.7x, 1 x 2: 1.5x, 2 x 3: 1.5x;
+bench/results/2026-11-27-cpu-zen5-row-sums). A tile of one column whose B lies along K is read 16 steps a
 vector along K instead (the kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
 speed on the Zen 5.
 
@@ -128,6 +132,8 @@ ITEM_REGISTERS = 24   # a work-item's indices, addresses and loop state beside i
 ROW_ITEMS_PER_CORE = 64  # ROWVEC: work-items a core, over all the tiles of C
 ONE_GROUP_BYTES = 64 << 20  # ROWVEC: A and B up to which a tile a core is one group
 ONE_CORE_BYTES = 1 << 20    # ... and up to which one group takes any tile
+ROW_CHAINS = 8        # ROWVEC: sums a work-item keeps in flight (tile rows x vectors x KU)
+ROW_MOST_STEPS = 8    # ROWVEC: KU at most
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
@@ -416,12 +422,21 @@ def cpu_row_params(known: Traits, m: int, n: int, k: int, itemsize: int = 4,
     groups, fill = row_groups(known, m, n, k, tile, itemsize)
     width = row_width(tile[1])
     vectors = row_vectors(tile[1])
-    steps = 2 if width == 2 else 1
+    steps = row_steps(tile)
     params = {"GS": groups, "BS": 1, "tile_y": tile[0], "tile_x": tile[1], "REDUCE": 0,
               "FUSE": 0, "KU": steps, "ROWVEC": 1}
     row = f"{vectors} vectors of {width}" if vectors > 1 else f"a vector of {width}"
     why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, each row of "
            f"its tile {row}), GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
            + (f" ({WIDE_READS[wide_reads(layout)]})" if n > m else "")
-           + (f", {steps} sums of alternate steps" if steps > 1 else ""))
+           + (f", {steps} sums of steps {steps} apart (ROW_CHAINS in flight)" if steps > 1 else ""))
     return params, why
+
+
+def row_steps(tile: tuple[int, int]) -> int:
+    """ROWVEC's KU: the fewest steps (a power of two, at most ROW_MOST_STEPS) for which a
+    work-item keeps ROW_CHAINS sums in flight, one a row's vector a step."""
+    chains, steps = tile[0] * row_vectors(tile[1]), 1
+    while chains * steps < ROW_CHAINS and steps < ROW_MOST_STEPS:
+        steps *= 2
+    return steps
