@@ -1,7 +1,7 @@
-"""tallskinny's CPU form (ROWVEC) at KU = 1, 2, 4 and 8, the rest of auto's parameters
-kept, beside numpy: whole calls in one process, the sides in turns (reversed every other
-round), median of each side's 3 timed calls a round over ROUNDS rounds. Prints auto's KU
-(ROW_CHAINS sums in flight: tile rows x vectors x KU) and the rule before it (KU = 2
+"""tallskinny's CPU form (ROWVEC, each row of the tile a vector: FLAT=0) at KU = 1, 2, 4
+and 8, the rest of auto's parameters kept, beside numpy: whole calls in one process, the sides in turns (reversed every other
+round), median of each side's 3 timed calls a round over ROUNDS rounds. Prints the rows' form's KU
+(row_steps: ROW_CHAINS sums in flight, tile rows x vectors x KU) and the rule before it (KU = 2
 for rows of two values, else 1), each over the fastest KU.
     python bench/row_sums.py [--device cpu] [--rounds 6] 1x2x426669 2x3x2097152 ..."""
 
@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 import portgemm
+from portgemm.auto.tallskinny import row_steps
 from portgemm.families.tallskinny import row_width
 
 STEPS = (1, 2, 4, 8)
@@ -35,7 +36,7 @@ def main() -> None:
             continue
         calls = {"numpy": lambda: a @ b}
         for steps in STEPS:
-            params = {**auto.params, "KU": steps}
+            params = {**auto.params, "FLAT": 0, "KU": steps}
             try:
                 portgemm.gemm(a, b, device=device, variant="tallskinny", params=params)
             except portgemm.ParameterError:  # past the registers' bound
@@ -54,11 +55,12 @@ def main() -> None:
         ms = {side: float(np.median(values)) for side, values in times.items()}
         best = min(ms[s] for s in STEPS if s in ms)
         tile = (auto.params["tile_y"], auto.params["tile_x"])
+        ours = row_steps(tile)
         before = 2 if row_width(tile[1]) == 2 else 1
         print(f"{shape:>16} tile {tile[0]}x{tile[1]}: "
               + "  ".join(f"KU{s} {ms[s]:.3f}" if s in ms else f"KU{s} -" for s in STEPS)
-              + f"  numpy {ms['numpy']:.3f} | auto KU{auto.params['KU']} "
-              f"{ms[auto.params['KU']] / best:.3f}x, before KU{before} "
+              + f"  numpy {ms['numpy']:.3f} | auto KU{ours} "
+              f"{ms[ours] / best:.3f}x, before KU{before} "
               f"{ms[before] / best:.3f}x the fastest", flush=True)
 
 

@@ -40,6 +40,12 @@
  * instead, a block of up to 4 x 4 of the tile at a time (accumulate_along_k). Several
  * vectors a row (a wide C) read RV * 64 bytes of each row of B where one read 64: CPU
  * prefetchers follow the longer runs.
+ * FLAT 1 (ROWVEC, a row-major B whose rows are the tile's TN = N columns, TN not a
+ * multiple of 16): FS rows of B lie as FV whole vectors of 16 values, which a block of FS
+ * steps multiplies by A's FS values of each row of the tile, each repeated TN times (a
+ * shuffle), into FV vectors of sums a row; each lane's column is fixed, and the lanes
+ * are added into C's columns at the end. A row of two columns is then 16 lanes of work
+ * where the row vector held 2.
  * The CPU runtimes' own vectorising across work-items (ROWVEC 0, BS a SIMD width) must
  * load B's rows across the lanes instead, a gather for every row of the tile.
  * NDRange: GS * T / TG work-groups of BS * TG work-items (one dimension); any M, N, K >= 1.
@@ -79,6 +85,15 @@
 #endif
 #ifndef RV
 #define RV 1        // ROWVEC: vectors a row of the tile (VN = 16 where RV > 1)
+#endif
+#ifndef FLAT
+#define FLAT 0      // ROWVEC: 1: FS rows of a row-major B of TN (= N) columns as FV vectors
+#endif
+#ifndef FS
+#define FS 8        // FLAT: steps of K a block (16 / gcd(TN, 16)), 2, 4, 8 or 16
+#endif
+#ifndef FV
+#define FV 1        // FLAT: vectors of 16 values a block (TN / gcd(TN, 16))
 #endif
 
 #if USE_FP64
@@ -613,6 +628,117 @@ inline void accumulate_rows(REAL *acc, const int k_begin, const int vector_end,
     }
 }
 
+#if FLAT
+#define FLAT_ROW PG_CAT(REAL, 16)
+#define FLAT_STEPS PG_CAT(REAL, FS)
+#define FLAT_LANE(l) ((16 * v + (l)) / TN)  /* the step of lane l of block vector v */
+#if USE_FP64
+#define FLAT_MASK ulong16  /* shuffle's mask: unsigned, of REAL's size */
+#else
+#define FLAT_MASK uint16
+#endif
+#define FLAT_A_STEP(s) A_AT(rows[y], k + (s))
+#if !A_COLMAJOR  /* the steps lie side by side in A's row */
+#define FLAT_A_STEPS PG_CAT(vload, FS)(0, A + (long)rows[y] * lda + k)
+#elif FS == 2
+#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_2(FLAT_A_STEP)))
+#elif FS == 4
+#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_4(FLAT_A_STEP)))
+#elif FS == 8
+#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_8(FLAT_A_STEP)))
+#else
+#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_16(FLAT_A_STEP)))
+#endif
+
+/* sum[y] += the block of FS steps from k: B's rows k ... k + FS - 1 as FV vectors, times
+ * A's values of each row y of the tile at those steps, each spread over its lanes */
+inline void add_flat_block(FLAT_ROW sum[TM][FV], __global const REAL *restrict A,
+                           const int lda, const int *rows,
+                           __global const REAL *restrict B, const int k)
+{
+    FLAT_ROW b[FV];
+    #pragma unroll
+    for (int v = 0; v < FV; ++v)
+        b[v] = vload16(0, B + (long)k * TN + 16 * v);
+    #pragma unroll
+    for (int y = 0; y < TM; ++y) {
+        const FLAT_STEPS a = FLAT_A_STEPS;
+        #pragma unroll
+        for (int v = 0; v < FV; ++v) {
+            const FLAT_MASK lanes = (FLAT_MASK)(
+                FLAT_LANE(0), FLAT_LANE(1), FLAT_LANE(2), FLAT_LANE(3), FLAT_LANE(4),
+                FLAT_LANE(5), FLAT_LANE(6), FLAT_LANE(7), FLAT_LANE(8), FLAT_LANE(9),
+                FLAT_LANE(10), FLAT_LANE(11), FLAT_LANE(12), FLAT_LANE(13), FLAT_LANE(14),
+                FLAT_LANE(15));
+            sum[y][v] = MAD(shuffle(a, lanes), b[v], sum[y][v]);
+        }
+    }
+}
+
+/* acc = A(y, k) B(k, x) summed over k_begin <= k < k_end for a row-major B of TN columns
+ * (ldb = TN = N): chunks of ROW_CHUNK steps (a multiple of FS) each summed on its own in
+ * KU sums of blocks of FS steps and added to the run's total, as accumulate_rows does;
+ * the steps past the run's last whole block value by value. */
+inline void accumulate_flat(REAL *acc, const int k_begin, const int k_end,
+                            __global const REAL *restrict A, const int lda, const int *rows,
+                            __global const REAL *restrict B)
+{
+    FLAT_ROW total[TM][FV];
+    #pragma unroll
+    for (int y = 0; y < TM; ++y)
+        #pragma unroll
+        for (int v = 0; v < FV; ++v)
+            total[y][v] = 0;
+    const int blocks_end = k_begin + (k_end - k_begin) / FS * FS;
+    for (int k = k_begin; k < blocks_end; k += ROW_CHUNK) {
+        const int end = min(blocks_end, k + ROW_CHUNK);
+        FLAT_ROW sum[KU][TM][FV];
+        #pragma unroll
+        for (int u = 0; u < KU; ++u)
+            #pragma unroll
+            for (int y = 0; y < TM; ++y)
+                #pragma unroll
+                for (int v = 0; v < FV; ++v)
+                    sum[u][y][v] = 0;
+        int step = k;
+        for (; step + KU * FS <= end; step += KU * FS)
+            #pragma unroll
+            for (int u = 0; u < KU; ++u)
+                add_flat_block(sum[u], A, lda, rows, B, step + u * FS);
+        for (; step < end; step += FS)
+            add_flat_block(sum[0], A, lda, rows, B, step);
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            #pragma unroll
+            for (int v = 0; v < FV; ++v) {
+                #pragma unroll
+                for (int u = 1; u < KU; ++u)
+                    sum[0][y][v] += sum[u][y][v];
+                total[y][v] += sum[0][y][v];
+            }
+    }
+    #pragma unroll
+    for (int y = 0; y < TM; ++y) {
+        #pragma unroll
+        for (int x = 0; x < TN; ++x)
+            acc[y * TN + x] = 0;
+        REAL values[16 * FV];
+        #pragma unroll
+        for (int v = 0; v < FV; ++v)
+            vstore16(total[y][v], v, values);
+        #pragma unroll
+        for (int l = 0; l < 16 * FV; ++l)
+            acc[y * TN + l % TN] += values[l];
+    }
+    for (int k = blocks_end; k < k_end; ++k)
+        #pragma unroll
+        for (int y = 0; y < TM; ++y)
+            #pragma unroll
+            for (int x = 0; x < TN; ++x)
+                acc[y * TN + x] = MAD(A_AT(rows[y], k), B[k * TN + x], acc[y * TN + x]);
+}
+#endif
+
 /* Where the steps of a row-major B stop being read as RV vectors of VN values: at k_end
  * where the values lie in the row; at the last row of B where they run on into the next
  * row (the last has none after it); at once for a column-major B (no vectors). */
@@ -687,6 +813,11 @@ void partial_tiles(STACK_ARGS const int M, const int N, const int K,
 
     const int k = k_begin + sid;
 #if ROWVEC
+#if FLAT
+    if (!B_COLMAJOR && N == TN && ldb == TN)
+        accumulate_flat(acc, k, k_end, A, lda, rows, B);
+    else
+#endif
     accumulate_rows(acc, k, vector_steps_end(n0, N, K, ldb, k, k_end), k_end, A, lda, rows,
                     B, ldb, n0, cols);
 #else

@@ -73,6 +73,12 @@ def operands(m, n, k, seed=0, dtype=np.float32, order="CC"):
     ({"GS": 7, "BS": 1, "tile_y": 1, "tile_x": 1, "ROWVEC": 1, "KU": 2}, "FF"),
     ({"GS": 64, "BS": 1, "tile_y": 2, "tile_x": 16, "ROWVEC": 1, "FUSE": 1}, "CC"),
     ({"GS": 6, "BS": 1, "tile_y": 1, "tile_x": 2, "ROWVEC": 1, "KU": 8}, "CC"),
+    # B's rows in whole vectors (FLAT): blocks of 8 steps (2 columns), 16 steps as 3
+    # vectors (3), 4 as 3 (12); A's steps loaded as a vector (CC) or value by value
+    # (FC); where C's columns are not the tile's (N < 12), the rows' form instead
+    ({"GS": 3, "BS": 1, "tile_y": 4, "tile_x": 2, "ROWVEC": 1, "FLAT": 1, "KU": 2}, "CC"),
+    ({"GS": 5, "BS": 1, "tile_y": 2, "tile_x": 3, "ROWVEC": 1, "FLAT": 1}, "FC"),
+    ({"GS": 2, "BS": 1, "tile_y": 1, "tile_x": 12, "ROWVEC": 1, "FLAT": 1}, "CC"),
     # one column a tile: 16 steps a vector along K where B's column lies along K (a
     # column-major B, or a row-major B of one column: (7, 1, 999)), else step by step
     ({"GS": 3, "BS": 1, "tile_y": 4, "tile_x": 1, "ROWVEC": 1}, "CF"),
@@ -90,6 +96,31 @@ def test_tallskinny_any_shape_and_layout(device, params, order):
         a, b = operands(m, n, k, order=order)
         assert_close(portgemm.gemm(a, b, device=device, variant="tallskinny", params=params,
                                    poison=np.nan).c, a, b)
+
+
+@pytest.mark.parametrize("columns, rows, steps", [(2, 4, 2), (3, 2, 1), (5, 1, 1),
+                                                   (7, 1, 2), (12, 1, 1), (15, 1, 1)])
+def test_flat_rows_any_shape(device, columns, rows, steps):
+    """FLAT: B's rows in blocks of whole vectors, for C of exactly the tile's columns:
+    K past ROW_CHUNK, not a multiple of the block, shorter than a block, and less than a
+    group's share; C's rows past the tile's; both types; A row- or column-major; a stack
+    in one launch; C poisoned first."""
+    params = {"GS": 3, "BS": 1, "tile_y": rows, "tile_x": columns, "ROWVEC": 1, "FLAT": 1,
+              "KU": steps}
+    for dtype in (np.float32, np.float64):
+        if dtype == np.float64 and not device.has_fp64:
+            continue
+        for m, k in [(1, 1), (rows, 7), (rows + 3, 17), (9, 3001), (2, 100003)]:
+            for order in ("CC", "FC"):
+                a, b = operands(m, columns, k, dtype=dtype, order=order)
+                assert_close(portgemm.gemm(a, b, device=device, variant="tallskinny",
+                                           params=params, poison=np.nan).c, a, b)
+    stack_a, stack_b = (np.stack([operands(rows + 1, columns, 999, seed=s)[i] for s in (1, 2)])
+                        for i in (0, 1))
+    stacked = portgemm.matmul(stack_a, stack_b, device=device, variant="tallskinny",
+                              params={**params, "GS": 1})
+    for c, a, b in zip(stacked, stack_a, stack_b):
+        assert_close(c, a, b)
 
 
 @pytest.mark.parametrize("params", [
@@ -326,22 +357,36 @@ def test_the_model_weighs_the_layout(device, order, tile):
 @pytest.mark.parametrize("platform", ["Intel(R) OpenCL", "Portable Computing Language"])
 def test_rows_as_vectors_on_a_cpu(platform):
     """Every CPU: groups of one work-item, tiles of at most 8 rows and 16 columns (C's
-    columns shared evenly), 8 sums in flight (rows x vectors x KU). A tall C to 16
-    columns is skinny on Intel's runtime only (PoCL routes by size)."""
-    from portgemm.auto.tallskinny import row_tile
+    columns shared evenly), 8 sums in flight (rows x vectors x KU); on Intel's runtime
+    B's rows in whole vectors (FLAT) where both operands are row-major and the tile is
+    all of C's 2-15 columns, 2 sums in flight. A tall C to 16 columns is skinny on
+    Intel's runtime only (PoCL routes by size)."""
+    from portgemm.auto.tallskinny import flat_steps, row_steps, row_tile
 
     cpu = gpu(type="cpu", vendor="Intel(R) Corporation", platform=platform,
               name="AMD EPYC", handle=None, compute_units=2, native_vector_width=16)
+    flat = platform == "Intel(R) OpenCL"
     params, why = tallskinny_params(cpu, 8, 8, 1 << 22)
-    assert (params["BS"], params["ROWVEC"], params["KU"]) == (1, 1, 1) and "vector of 8" in why
+    assert (params["BS"], params["ROWVEC"], params["KU"], params["FLAT"]) == (1, 1, 1, flat)
+    assert ("FLAT=1: B's rows 2 at a time as 1 vector of 16" in why) == flat
+    assert ("vector of 8" in why) != flat
+    assert tallskinny_params(cpu, 8, 8, 1 << 22, layout="FC")[0]["FLAT"] == 0
     # one tile: ROW_ITEMS_PER_CORE work-items a core, however long their runs of K
     assert tallskinny_params(cpu, 3, 3, 1 << 23)[0]["GS"] == 2 * ROW_ITEMS_PER_CORE
-    # ROW_CHAINS sums in flight: tile rows x vectors x KU, KU at most 8
-    for (m, n), steps in {(2, 2): 4, (1, 2): 8, (1, 3): 8, (4, 2): 2, (3, 3): 4, (8, 2): 1,
-                          (1, 64): 2, (2, 64): 1, (16, 16): 1}.items():
-        found, why = tallskinny_params(cpu, m, n, 1 << 20)
-        assert found["KU"] == steps, (m, n)
-        assert (f"{steps} sums of steps" in why) == (steps > 1)
+    # the rows' form: ROW_CHAINS sums in flight (tile rows x vectors x KU, KU at most 8)
+    for tile, steps in {(2, 2): 4, (1, 2): 8, (1, 3): 8, (4, 2): 2, (3, 3): 4, (8, 2): 1,
+                        (1, 64): 2, (2, 64): 1, (8, 16): 1}.items():
+        assert row_steps(tile) == steps, tile
+    found, why = tallskinny_params(cpu, 2, 2, 1 << 20, layout="CF")
+    assert found["KU"] == 4 and "4 sums of steps 4 apart (8 in flight)" in why
+    # FLAT: 2 in flight (tile rows x FLAT's vectors x KU), where its values fit
+    for (tile, n, layout), steps in {((1, 2), 2, "CC"): 2, ((2, 2), 2, "CC"): 1,
+                                     ((1, 3), 3, "CC"): 1, ((1, 8), 8, "CC"): 2,
+                                     ((8, 3), 3, "CC"): None,  # 560 values
+                                     ((2, 2), 2, "FC"): None, ((2, 2), 2, "CF"): None,
+                                     ((8, 8), 16, "CC"): None,  # not all of C's columns
+                                     ((1, 16), 16, "CC"): None}.items():
+        assert flat_steps(tile, n, layout) == steps, (tile, n, layout)
     assert row_tile(16, 16) == (8, 16) and row_tile(4096, 24) == (8, 12)
     assert row_tile(3, 3) == (3, 3) and row_tile(4096, 17) == (8, 9)
     # a wide C: rows shared evenly among tiles of at most 9 (B read along its rows) or 16

@@ -85,7 +85,15 @@ KU-th step (each an independent chain of additions, which one would leave waitin
 last one's latency). On the Zen 5 that count came within 1.05x of the fastest of KU = 1,
 2, 4, 8 at 25 shapes of tiles 1 x 2 to 8 x 16, where KU = 2 for rows of two and 1
 elsewhere ran up to 2.0x slower (1 x 3: 2.0x, 1 x 5: 1.7x, 1 x 2: 1.5x, 2 x 3: 1.5x;
-bench/results/2026-11-27-cpu-zen5-row-sums). A tile of one column whose B lies along K is read 16 steps a
+bench/results/2026-11-27-cpu-zen5-row-sums). On Intel's runtime, where both operands are
+row-major and the tile is all of C's 2-15 columns, B's rows lie as whole vectors of 16
+values a few rows at a time (FLAT: 8 rows of 2 columns, 16 of 3 as 3 vectors): a block of
+steps is then a vector of A's steps of each row spread over the lanes by a shuffle
+times B's vectors, every lane at work where a row vector of 2 used 2 of 16; FLAT_CHAINS
+sums in flight suffice. On the Zen 5 it ran 0.99-1.75x as fast as the rows' form at 22
+shapes (1 x 2 x 2^22 1.46x, 4 x 4 x 2^20 1.75x, 8 x 2 x 2^21 1.55x, 4096 x 2 x 4096
+1.23x), and 0.68-0.99x where A is column-major with several rows (value-by-value loads of
+A's steps), which keeps the rows' form (bench/results/2026-11-27-cpu-zen5-flat-rows). A tile of one column whose B lies along K is read 16 steps a
 vector along K instead (the kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
 speed on the Zen 5.
 
@@ -106,8 +114,11 @@ from __future__ import annotations
 
 from math import ceil, log2
 
-from ..families.tallskinny import MAX_ROW_VECTORS, ROW_VECTOR, row_vectors, row_width
+from ..families.base import MAX_PRIVATE_VALUES
+from ..families.tallskinny import (FLAT_COLUMNS, MAX_ROW_VECTORS, ROW_VECTOR, flat_block,
+                                   flat_values, row_vectors, row_width)
 from ..runtime.device import Device
+from .compiler import compiler_kind
 from .gpu_tiles import MULTI_TILE, tile_for
 from .shapes import SKINNY_LONG
 from .traits import Traits, traits
@@ -134,6 +145,8 @@ ONE_GROUP_BYTES = 64 << 20  # ROWVEC: A and B up to which a tile a core is one g
 ONE_CORE_BYTES = 1 << 20    # ... and up to which one group takes any tile
 ROW_CHAINS = 8        # ROWVEC: sums a work-item keeps in flight (tile rows x vectors x KU)
 ROW_MOST_STEPS = 8    # ROWVEC: KU at most
+FLAT_CHAINS = 2       # FLAT: sums in flight (tile rows x vectors x KU): its vectors are full
+FLAT_COMPILERS = ("work-item-vectorising",)  # FLAT where measured: Intel's CPU runtime
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
@@ -320,7 +333,8 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     ``layout`` (A's order and B's) shapes a wide C's tiles."""
     known = traits(device)
     if device.type == "cpu":
-        return cpu_row_params(known, m, n, k, itemsize, layout)
+        return cpu_row_params(known, m, n, k, itemsize, layout,
+                              flat=compiler_kind(device) in FLAT_COMPILERS)
     one_tile = DOUBLE_ACCUMULATORS if itemsize == 8 else ACCUMULATORS
     several = m * n > one_tile
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
@@ -415,22 +429,44 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
 
 
 def cpu_row_params(known: Traits, m: int, n: int, k: int, itemsize: int = 4,
-                   layout: str = "CC") -> tuple[dict, str]:
+                   layout: str = "CC", flat: bool = True) -> tuple[dict, str]:
     """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector (or
-    several)."""
+    several), or B's rows in blocks of whole vectors where ``flat`` and they fit."""
     tile = row_tile(m, n, layout)
     groups, fill = row_groups(known, m, n, k, tile, itemsize)
     width = row_width(tile[1])
     vectors = row_vectors(tile[1])
-    steps = row_steps(tile)
+    flat = flat_steps(tile, n, layout) if flat else None
+    steps = row_steps(tile) if flat is None else flat
     params = {"GS": groups, "BS": 1, "tile_y": tile[0], "tile_x": tile[1], "REDUCE": 0,
-              "FUSE": 0, "KU": steps, "ROWVEC": 1}
-    row = f"{vectors} vectors of {width}" if vectors > 1 else f"a vector of {width}"
-    why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, each row of "
-           f"its tile {row}), GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
+              "FUSE": 0, "KU": steps, "ROWVEC": 1, "FLAT": int(flat is not None)}
+    if flat is None:
+        row = f"each row of its tile {vectors} vectors of {width}" if vectors > 1 else \
+            f"each row of its tile a vector of {width}"
+    else:
+        block, lanes = flat_block(tile[1])
+        row = (f"FLAT=1: B's rows {block} at a time as {lanes} vector"
+               f"{'s' * (lanes > 1)} of {ROW_VECTOR}, C's columns fixed lanes")
+    why = (f"bandwidth model: ROWVEC=1 BS=1 (a work-item walks its run of K, {row}), "
+           f"GS={groups} ({fill}), tile {tile[0]}x{tile[1]}"
            + (f" ({WIDE_READS[wide_reads(layout)]})" if n > m else "")
-           + (f", {steps} sums of steps {steps} apart (ROW_CHAINS in flight)" if steps > 1 else ""))
+           + (f", {steps} sums of steps {steps} apart "
+              f"({FLAT_CHAINS if flat else ROW_CHAINS} in flight)" if steps > 1 else ""))
     return params, why
+
+
+def flat_steps(tile: tuple[int, int], n: int, layout: str) -> int | None:
+    """FLAT's KU, where a row-major B's rows are the tile's columns (C's all, 2-15 of
+    them), A is row-major (each row's steps a vector load; a column-major A of several
+    rows ran 0.68-0.99x as fast as the rows' form) and the form's values fit the
+    registers at that KU; else None. KU: the fewest steps (a power of two) for
+    FLAT_CHAINS sums in flight."""
+    if layout != "CC" or tile[1] != n or n not in FLAT_COLUMNS:
+        return None
+    vectors, steps = flat_block(n)[1], 1
+    while tile[0] * vectors * steps < FLAT_CHAINS:
+        steps *= 2
+    return steps if flat_values(tile[0], n, steps) <= MAX_PRIVATE_VALUES else None
 
 
 def row_steps(tile: tuple[int, int]) -> int:

@@ -14,7 +14,7 @@ tile_x rounded up to a power of two, or several vectors of 16 where tile_x is wi
 
 from __future__ import annotations
 
-from math import ceil
+from math import ceil, gcd
 
 from ..errors import ParameterError
 from ..runtime.device import Device
@@ -47,6 +47,30 @@ def _row_fits_vectors(p: Params) -> bool:
     return not p["ROWVEC"] or p["tile_x"] <= ROW_VECTOR * MAX_ROW_VECTORS
 
 
+FLAT_COLUMNS = range(2, ROW_VECTOR)  # FLAT: tiles this many columns wide
+
+
+@restriction(f"FLAT=1 needs ROWVEC=1 and a tile_x of {FLAT_COLUMNS.start}-"
+             f"{FLAT_COLUMNS.stop - 1} (B's rows of the tile as whole vectors of "
+             f"{ROW_VECTOR})")
+def _flat_rows(p: Params) -> bool:
+    return not p["FLAT"] or (p["ROWVEC"] == 1 and p["tile_x"] in FLAT_COLUMNS)
+
+
+def flat_block(columns: int) -> tuple[int, int]:
+    """FLAT's block of a row-major B of ``columns`` columns: (steps of K, vectors of
+    ROW_VECTOR values) that the rows fill exactly."""
+    common = gcd(columns, ROW_VECTOR)
+    return ROW_VECTOR // common, columns // common
+
+
+def flat_values(rows: int, columns: int, sums: int) -> int:
+    """FLAT's private values: KU (``sums``) blocks' sums of a tile of ``rows`` x
+    ``columns`` and B's vectors, and a block's steps of A for each row."""
+    steps, vectors = flat_block(columns)
+    return sums * (rows + 1) * vectors * ROW_VECTOR + rows * steps
+
+
 def row_width(columns: int) -> int:
     """ROWVEC's vector: ``columns`` rounded up to an OpenCL vector width (1, 2, 4, 8, 16),
     16 where a row takes several."""
@@ -75,12 +99,12 @@ class TallSkinny(Variant):
     space = {"GS": [2 ** p for p in range(0, 13)], "BS": POWERS_OF_TWO,
              "tile_y": [1, 2, 4, 8, 16], "tile_x": [1, 2, 4, 8, 16, 32, 64, 128, 256],
              "REDUCE": [0, 1], "FUSE": [0, 1], "TG": [1, 2, 4], "KU": [1, 2, 4],
-             "ROWVEC": [0, 1]}
+             "ROWVEC": [0, 1], "FLAT": [0, 1]}
     defaults = {"GS": 128, "BS": 256, "tile_y": 8, "tile_x": 8, "REDUCE": 0, "FUSE": 0,
-                "TG": 1, "KU": 1, "ROWVEC": 0}
-    flags = ("REDUCE", "FUSE", "ROWVEC")
-    restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE", "ROWVEC"), _butterfly_lanes,
-                    _rows_alone, _row_fits_vectors)
+                "TG": 1, "KU": 1, "ROWVEC": 0, "FLAT": 0}
+    flags = ("REDUCE", "FUSE", "ROWVEC", "FLAT")
+    restrictions = (HALVING_GROUPS, switches("REDUCE", "FUSE", "ROWVEC", "FLAT"),
+                    _butterfly_lanes, _rows_alone, _row_fits_vectors, _flat_rows)
 
     def problems(self, params: Params, device: Device, itemsize: int = 4) -> list[str]:
         found = super().problems(params, device, itemsize)
@@ -97,9 +121,12 @@ class TallSkinny(Variant):
 
     def private_values(self, params: Params) -> int:
         """ROWVEC: KU sums of the tile's rows of vectors, one vector of B's row at a time
-        (each is used as it is loaded) and the rows' values of A; else the common count."""
+        (each is used as it is loaded) and the rows' values of A; FLAT: KU blocks' sums
+        and B's vectors, and a block's steps of A for each row; else the common count."""
         if not params["ROWVEC"]:
             return super().private_values(params)
+        if params["FLAT"]:
+            return flat_values(params["tile_y"], params["tile_x"], params["KU"])
         width = row_width(params["tile_x"])
         row = width * row_vectors(params["tile_x"])
         return params["KU"] * (params["tile_y"] * row + width) + params["tile_y"]
@@ -127,7 +154,13 @@ class TallSkinny(Variant):
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
                 "RCH": self.chunk(params), "REDUCE": params["REDUCE"], "FUSE": params["FUSE"],
                 "TG": params["TG"], "KU": params["KU"], "ROWVEC": params["ROWVEC"],
-                "VN": row_width(params["tile_x"]), "RV": row_vectors(params["tile_x"])}
+                "VN": row_width(params["tile_x"]), "RV": row_vectors(params["tile_x"]),
+                **self._flat_defines(params)}
+
+    @staticmethod
+    def _flat_defines(params: Params) -> dict:
+        steps, vectors = flat_block(params["tile_x"])
+        return {"FLAT": params["FLAT"], "FS": steps, "FV": vectors}
 
     def _first_step(self, params: Params, itemsize: int) -> dict:
         """The partial-tiles launch's defines, kernel and local memory."""

@@ -81,7 +81,7 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                                           odd=paper.strides_alias(device))
                   if g * b >= known.slots // 16 or (g, b) == (gs, bs)]
         rows_form = bool(params.get("ROWVEC"))
-        lanes = {**params, "ROWVEC": 0, "KU": 1} if rows_form else params
+        lanes = {**params, "ROWVEC": 0, "FLAT": 0, "KU": 1} if rows_form else params
         if rows_form:
             # a CPU's rows as vectors (BS = 1) over its groups, beside the lanes' form
             by_rows = [(g, 1) for g in sorted({g for g, _ in points} | {gs})]
@@ -89,8 +89,8 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                                   reps=reps)
                      + sweep_rounds(rounds, model, device, (m, n, k), points, params=lanes,
                                     reps=reps))
-            lines.append("BS=1: ROWVEC=1 (each row of the tile a vector); BS > 1: the "
-                         "lanes' form (ROWVEC=0)")
+            lines.append("BS=1: ROWVEC=1 (each row of the tile a vector, or B's rows "
+                         "in whole vectors: FLAT=1); BS > 1: the lanes' form (ROWVEC=0)")
         else:
             found = sweep_rounds(rounds, model, device, (m, n, k), points, params=params,
                                  reps=reps)
