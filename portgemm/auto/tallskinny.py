@@ -146,7 +146,9 @@ ONE_CORE_BYTES = 1 << 20    # ... and up to which one group takes any tile
 ROW_CHAINS = 8        # ROWVEC: sums a work-item keeps in flight (tile rows x vectors x KU)
 ROW_MOST_STEPS = 8    # ROWVEC: KU at most
 FLAT_CHAINS = 2       # FLAT: sums in flight (tile rows x vectors x KU): its vectors are full
-FLAT_COMPILERS = ("work-item-vectorising",)  # FLAT where measured: Intel's CPU runtime
+# FLAT where it won: Intel's CPU runtime (PoCL 5 ran it 0.71-2.79x the rows' speed:
+# bench/results/2026-11-27-cpu-zen5-flat-rows/pocl5)
+FLAT_COMPILERS = ("work-item-vectorising",)
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
