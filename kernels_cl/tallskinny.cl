@@ -437,6 +437,21 @@ inline REAL lanes_sum(const RUN v)
 #define BUILD_ROW(V) ((ROW)(PG_CAT(LANES_, VN)(V)))
 #endif
 
+/* A chunk's KU sums of each row's n vectors: set to zero, and added in order into the
+ * run's total (the rows' form and FLAT alike; unrolled, so the sums stay in registers) */
+#define CLEAR_SUMS(sum, n)                                                                 \
+    _Pragma("unroll") for (int u = 0; u < KU; ++u)                                         \
+        _Pragma("unroll") for (int y = 0; y < TM; ++y)                                     \
+            _Pragma("unroll") for (int v = 0; v < (n); ++v)                                \
+                sum[u][y][v] = 0
+#define FOLD_SUMS(sum, total, n)                                                           \
+    _Pragma("unroll") for (int y = 0; y < TM; ++y)                                         \
+        _Pragma("unroll") for (int v = 0; v < (n); ++v) {                                  \
+            _Pragma("unroll") for (int u = 1; u < KU; ++u)                                 \
+                sum[0][y][v] += sum[u][y][v];                                              \
+            total[y][v] += sum[0][y][v];                                                   \
+        }
+
 /* sum[y] += A(y, k) b for each row y of the tile: one step of K, B's row b RV vectors */
 inline void add_row_products(ROW sum[TM][RV], const ROW *b, __global const REAL *restrict A,
                              const int lda, const int *rows, const int k)
@@ -598,23 +613,9 @@ inline void accumulate_rows(REAL *acc, const int k_begin, const int vector_end,
     for (int k = k_begin; k < k_end; k += ROW_CHUNK) {
         const int end = min(k_end, k + ROW_CHUNK);
         ROW sum[KU][TM][RV];
-        #pragma unroll
-        for (int u = 0; u < KU; ++u)
-            #pragma unroll
-            for (int y = 0; y < TM; ++y)
-                #pragma unroll
-                for (int v = 0; v < RV; ++v)
-                    sum[u][y][v] = 0;
+        CLEAR_SUMS(sum, RV);
         add_chunk_rows(sum, k, min(vector_end, end), end, A, lda, rows, B, ldb, n0, cols);
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            #pragma unroll
-            for (int v = 0; v < RV; ++v) {
-                #pragma unroll
-                for (int u = 1; u < KU; ++u)
-                    sum[0][y][v] += sum[u][y][v];
-                total[y][v] += sum[0][y][v];
-            }
+        FOLD_SUMS(sum, total, RV);
     }
     #pragma unroll
     for (int y = 0; y < TM; ++y) {
@@ -693,13 +694,7 @@ inline void accumulate_flat(REAL *acc, const int k_begin, const int k_end,
     for (int k = k_begin; k < blocks_end; k += ROW_CHUNK) {
         const int end = min(blocks_end, k + ROW_CHUNK);
         FLAT_ROW sum[KU][TM][FV];
-        #pragma unroll
-        for (int u = 0; u < KU; ++u)
-            #pragma unroll
-            for (int y = 0; y < TM; ++y)
-                #pragma unroll
-                for (int v = 0; v < FV; ++v)
-                    sum[u][y][v] = 0;
+        CLEAR_SUMS(sum, FV);
         int step = k;
         for (; step + KU * FS <= end; step += KU * FS)
             #pragma unroll
@@ -707,15 +702,7 @@ inline void accumulate_flat(REAL *acc, const int k_begin, const int k_end,
                 add_flat_block(sum[u], A, lda, rows, B, step + u * FS);
         for (; step < end; step += FS)
             add_flat_block(sum[0], A, lda, rows, B, step);
-        #pragma unroll
-        for (int y = 0; y < TM; ++y)
-            #pragma unroll
-            for (int v = 0; v < FV; ++v) {
-                #pragma unroll
-                for (int u = 1; u < KU; ++u)
-                    sum[0][y][v] += sum[u][y][v];
-                total[y][v] += sum[0][y][v];
-            }
+        FOLD_SUMS(sum, total, FV);
     }
     #pragma unroll
     for (int y = 0; y < TM; ++y) {
