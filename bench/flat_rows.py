@@ -7,13 +7,14 @@ layout it does not take), FLAT=1 at its own KU against auto's.
     python bench/flat_rows.py [--device cpu] [--rounds 6] [--layout CC] [--try-flat] 1x2x4194304 ..."""
 
 import argparse
-import time
 
 import numpy as np
 
 import portgemm
 from portgemm.auto.tallskinny import flat_steps, row_steps
 from portgemm.families.tallskinny import FLAT_COLUMNS
+
+from row_sums import in_turns  # bench/row_sums.py, beside this file
 
 
 def main() -> None:
@@ -47,16 +48,7 @@ def main() -> None:
                  "rows": lambda: portgemm.gemm(a, b, device=device, variant="tallskinny",
                                                params=rows),
                  "numpy": lambda: a @ b}
-        times = {side: [] for side in calls}
-        for round_ in range(args.rounds):
-            for side in (list(calls) if round_ % 2 == 0 else list(calls)[::-1]):
-                for _ in range(2):
-                    calls[side]()
-                for _ in range(3):
-                    start = time.perf_counter()
-                    calls[side]()
-                    times[side].append((time.perf_counter() - start) * 1e3)
-        ms = {side: float(np.median(values)) for side, values in times.items()}
+        ms = in_turns(calls, args.rounds)
         c = portgemm.gemm(a, b, device=device, variant="tallskinny", params=flat).c
         ref = a.astype(np.float64) @ b.astype(np.float64)
         error = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))

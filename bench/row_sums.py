@@ -17,6 +17,21 @@ from portgemm.families.tallskinny import row_width
 STEPS = (1, 2, 4, 8)
 
 
+def in_turns(calls: dict, rounds: int) -> dict:
+    """Each call's median wall ms: every round each call in turn (the order reversed
+    every other round), 2 untimed calls then 3 timed."""
+    times = {side: [] for side in calls}
+    for round_ in range(rounds):
+        for side in (list(calls) if round_ % 2 == 0 else list(calls)[::-1]):
+            for _ in range(2):
+                calls[side]()
+            for _ in range(3):
+                start = time.perf_counter()
+                calls[side]()
+                times[side].append((time.perf_counter() - start) * 1e3)
+    return {side: float(np.median(values)) for side, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("shapes", nargs="+", help="MxNxK")
@@ -43,16 +58,7 @@ def main() -> None:
                 continue
             calls[steps] = (lambda p: lambda: portgemm.gemm(
                 a, b, device=device, variant="tallskinny", params=p))(params)
-        times = {side: [] for side in calls}
-        for round_ in range(args.rounds):
-            for side in (list(calls) if round_ % 2 == 0 else list(calls)[::-1]):
-                for _ in range(2):
-                    calls[side]()
-                for _ in range(3):
-                    start = time.perf_counter()
-                    calls[side]()
-                    times[side].append((time.perf_counter() - start) * 1e3)
-        ms = {side: float(np.median(values)) for side, values in times.items()}
+        ms = in_turns(calls, args.rounds)
         best = min(ms[s] for s in STEPS if s in ms)
         tile = (auto.params["tile_y"], auto.params["tile_x"])
         ours = row_steps(tile)
