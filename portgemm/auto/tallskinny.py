@@ -82,7 +82,7 @@ steps on its own before adding it to the run's total, so a work-item's run may b
 a single group summed 8 x 8 x 2^22 to 1.3e-6 (3.5e-5 in one sequence). A work-item keeps
 ROW_CHAINS sums in flight: its tile's rows times their vectors times KU, the sums of every
 KU-th step (each an independent chain of additions, which one would leave waiting on the
-last one's latency). On the Zen 5 that count came within 1.05x of the fastest of KU = 1,
+last one's latency). On the Zen 5 that count came within 1.11x of the fastest of KU = 1,
 2, 4, 8 at 25 shapes of tiles 1 x 2 to 8 x 16, where KU = 2 for rows of two and 1
 elsewhere ran up to 2.0x slower (1 x 3: 2.0x, 1 x 5: 1.7x, 1 x 2: 1.5x, 2 x 3: 1.5x;
 bench/results/2026-11-27-cpu-zen5-row-sums). On Intel's runtime, where both operands are
@@ -92,10 +92,11 @@ steps is then a vector of A's steps of each row spread over the lanes by a shuff
 times B's vectors, every lane at work where a row vector of 2 used 2 of 16; FLAT_CHAINS
 sums in flight suffice. On the Zen 5 it ran 0.99-1.75x as fast as the rows' form at 22
 shapes (1 x 2 x 2^22 1.46x, 4 x 4 x 2^20 1.75x, 8 x 2 x 2^21 1.55x, 4096 x 2 x 4096
-1.23x), and 0.68-0.99x where A is column-major with several rows (value-by-value loads of
-A's steps), which keeps the rows' form (bench/results/2026-11-27-cpu-zen5-flat-rows). A tile of one column whose B lies along K is read 16 steps a
-vector along K instead (the kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at numpy's
-speed on the Zen 5.
+1.23x), and 0.68-0.99x where A is column-major with several rows (value-by-value loads
+of A's steps), which keeps the rows' form (bench/results/2026-11-27-cpu-zen5-flat-rows).
+A tile of one column whose B lies along K is read 16 steps a vector along K instead (the
+kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at
+numpy's speed on the Zen 5.
 
 Two bounds on the work of one work-item, which adds its products in sequence: at most
 MAX_TERMS (float32 error grows with the length of a sequential sum: K = 3.4e7 in one
