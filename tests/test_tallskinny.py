@@ -359,13 +359,16 @@ def test_rows_as_vectors_on_a_cpu(platform):
     """Every CPU: groups of one work-item, tiles of at most 8 rows and 16 columns (C's
     columns shared evenly), 8 sums in flight (rows x vectors x KU); on Intel's runtime
     B's rows in whole vectors (FLAT) where both operands are row-major and the tile is
-    all of C's 2-15 columns, 2 sums in flight. A tall C to 16 columns is skinny on
+    all of C's 2-15 columns, 2 sums in flight (on PoCL where the tile has 2 rows or more
+    and fewer than 8 columns). A tall C to 16 columns is skinny on
     Intel's runtime only (PoCL routes by size)."""
     from portgemm.auto.tallskinny import flat_steps, row_steps, row_tile
 
     cpu = gpu(type="cpu", vendor="Intel(R) Corporation", platform=platform,
               name="AMD EPYC", handle=None, compute_units=2, native_vector_width=16)
-    flat = platform == "Intel(R) OpenCL"
+    flat = platform == "Intel(R) OpenCL"  # PoCL: tiles of 2 rows or more, under 8 columns
+    assert tallskinny_params(cpu, 4, 3, 1 << 22)[0]["FLAT"] == 1
+    assert tallskinny_params(cpu, 1, 3, 1 << 22)[0]["FLAT"] == flat
     params, why = tallskinny_params(cpu, 8, 8, 1 << 22)
     assert (params["BS"], params["ROWVEC"], params["KU"], params["FLAT"]) == (1, 1, 1, flat)
     assert ("FLAT=1: B's rows 2 at a time as 1 vector of 16" in why) == flat

@@ -93,7 +93,8 @@ times B's vectors, every lane at work where a row vector of 2 used 2 of 16; FLAT
 sums in flight suffice. On the Zen 5 it ran 0.99-1.75x as fast as the rows' form at 22
 shapes (1 x 2 x 2^22 1.46x, 4 x 4 x 2^20 1.75x, 8 x 2 x 2^21 1.55x, 4096 x 2 x 4096
 1.23x), and 0.68-0.99x where A is column-major with several rows (value-by-value loads
-of A's steps), which keeps the rows' form (bench/results/2026-11-27-cpu-zen5-flat-rows).
+of A's steps), which keeps the rows' form (bench/results/2026-11-27-cpu-zen5-flat-rows);
+on PoCL 5 only tiles of 2 rows or more and fewer than 8 columns ran it faster.
 A tile of one column whose B lies along K is read 16 steps a vector along K instead (the
 kernel decides): 1 x 1 x 2^24 2.9x faster, a matrix times a vector 1.1-1.4x, both at
 numpy's speed on the Zen 5.
@@ -147,9 +148,12 @@ ONE_CORE_BYTES = 1 << 20    # ... and up to which one group takes any tile
 ROW_CHAINS = 8        # ROWVEC: sums a work-item keeps in flight (tile rows x vectors x KU)
 ROW_MOST_STEPS = 8    # ROWVEC: KU at most
 FLAT_CHAINS = 2       # FLAT: sums in flight (tile rows x vectors x KU): its vectors are full
-# FLAT where it won: Intel's CPU runtime (PoCL 5 ran it 0.71-2.79x the rows' speed:
-# bench/results/2026-11-27-cpu-zen5-flat-rows/pocl5)
-FLAT_COMPILERS = ("work-item-vectorising",)
+# FLAT on a code-vectorising compiler (PoCL) only for tiles of at least this many rows and
+# fewer columns than FLAT_POCL_COLUMNS: PoCL 5 ran it 1.13-1.59x the rows' speed at eleven
+# such tiles of 2-8 rows and 2-5 columns, 0.51-2.25x for one row, 0.85-1.04x for 8 columns
+# (bench/results/2026-11-27-cpu-zen5-flat-rows/pocl5)
+FLAT_POCL_ROWS = 2
+FLAT_POCL_COLUMNS = 8
 CPU_TILE_ROWS = 8     # rows of a row-major A a CPU work-item streams at once, where C is cut
 WIDE_TILE_ROWS = 16    # ROWVEC, C wider than tall: rows a tile (B read once per tile of rows)
 ROW_ACCUMULATORS = 28  # ROWVEC, C wider than tall: vectors of sums a work-item holds
@@ -336,8 +340,7 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
     ``layout`` (A's order and B's) shapes a wide C's tiles."""
     known = traits(device)
     if device.type == "cpu":
-        return cpu_row_params(known, m, n, k, itemsize, layout,
-                              flat=compiler_kind(device) in FLAT_COMPILERS)
+        return cpu_row_params(known, m, n, k, itemsize, layout, compiler_kind(device))
     one_tile = DOUBLE_ACCUMULATORS if itemsize == 8 else ACCUMULATORS
     several = m * n > one_tile
     tall = m >= SKINNY_LONG and TALL_FROM <= n and n * TALL_ROWS <= TALL_VALUES
@@ -432,14 +435,18 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
 
 
 def cpu_row_params(known: Traits, m: int, n: int, k: int, itemsize: int = 4,
-                   layout: str = "CC", flat: bool = True) -> tuple[dict, str]:
+                   layout: str = "CC", compiler: str = "work-item-vectorising"
+                   ) -> tuple[dict, str]:
     """ROWVEC, a CPU's form: groups of one work-item, each row of its tile a vector (or
-    several), or B's rows in blocks of whole vectors where ``flat`` and they fit."""
+    several), or B's rows in blocks of whole vectors (FLAT) where they fit and the
+    ``compiler`` (auto.compiler's kind) ran that faster."""
     tile = row_tile(m, n, layout)
     groups, fill = row_groups(known, m, n, k, tile, itemsize)
     width = row_width(tile[1])
     vectors = row_vectors(tile[1])
-    flat = flat_steps(tile, n, layout) if flat else None
+    suits = compiler != "code-vectorising" or (tile[0] >= FLAT_POCL_ROWS
+                                               and tile[1] < FLAT_POCL_COLUMNS)
+    flat = flat_steps(tile, n, layout) if suits else None
     steps = row_steps(tile) if flat is None else flat
     params = {"GS": groups, "BS": 1, "tile_y": tile[0], "tile_x": tile[1], "REDUCE": 0,
               "FUSE": 0, "KU": steps, "ROWVEC": 1, "FLAT": int(flat is not None)}
