@@ -641,14 +641,8 @@ inline void accumulate_rows(REAL *acc, const int k_begin, const int vector_end,
 #define FLAT_A_STEP(s) A_AT(rows[y], k + (s))
 #if !A_COLMAJOR  /* the steps lie side by side in A's row */
 #define FLAT_A_STEPS PG_CAT(vload, FS)(0, A + (long)rows[y] * lda + k)
-#elif FS == 2
-#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_2(FLAT_A_STEP)))
-#elif FS == 4
-#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_4(FLAT_A_STEP)))
-#elif FS == 8
-#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_8(FLAT_A_STEP)))
 #else
-#define FLAT_A_STEPS ((FLAT_STEPS)(LANES_16(FLAT_A_STEP)))
+#define FLAT_A_STEPS ((FLAT_STEPS)(PG_CAT(LANES_, FS)(FLAT_A_STEP)))
 #endif
 
 /* sum[y] += the block of FS steps from k: B's rows k ... k + FS - 1 as FV vectors, times

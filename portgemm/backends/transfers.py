@@ -218,10 +218,11 @@ def respace(queue: Queue, source, target, count: int, values: int, itemsize: int
     copy, a run a row (the queue is in order: what follows waits for it)."""
     import pyopencl as cl
 
-    return Event(cl.enqueue_copy(queue.cl_queue, target, source, src_origin=(0, 0, 0),
-                    dst_origin=(0, 0, 0), region=(values * itemsize, count, 1),
-                    src_pitches=(source_pitch * itemsize, source_pitch * itemsize * count),
-                    dst_pitches=(target_pitch * itemsize, target_pitch * itemsize * count)))
+    return Event(cl.enqueue_copy(
+        queue.cl_queue, target, source, src_origin=(0, 0, 0), dst_origin=(0, 0, 0),
+        region=(values * itemsize, count, 1),
+        src_pitches=(source_pitch * itemsize, source_pitch * itemsize * count),
+        dst_pitches=(target_pitch * itemsize, target_pitch * itemsize * count)))
 
 
 # --- one call's operands ---------------------------------------------------------------

@@ -141,15 +141,13 @@ class Queue:
         uses for an array like another takes it as given (1 us). Where a pyopencl lacks
         that form, the public one."""
         import pyopencl.array as cl_array
+        from pyopencl.compyte.array import c_contiguous_strides
 
         dtype = np.dtype(dtype)
-        strides, stride = [], dtype.itemsize
-        for extent in reversed(shape):  # as pyopencl's own: a 0 extent counts as 1
-            strides.append(stride)
-            stride *= max(1, extent)
         try:
             return cl_array.Array(None, tuple(shape), dtype, allocator=self.allocator,
-                                  strides=tuple(reversed(strides)), _fast=True,
+                                  strides=c_contiguous_strides(dtype.itemsize, tuple(shape)),
+                                  _fast=True,
                                   _size=math.prod(shape), _context=self.context,
                                   _queue=self.cl_queue)
         except TypeError:
