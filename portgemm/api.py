@@ -10,8 +10,8 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, Resolved, get_backend
 from .errors import ParameterError
-from .operands import (check_device_memory, check_operands, check_out, is_device_array,
-                       is_empty_product, layout_of)
+from .operands import (check_device_memory, check_operands, check_out, copy_into,
+                       is_device_array, is_empty_product, layout_of, overlaps)
 from .result import GemmResult
 from .stacks import is_plain, matmul_stacks
 
@@ -36,7 +36,9 @@ def gemm(a, b, *, device: Any = None, variant: str = "auto",
     they are, on their own queue, and C comes back as a new device array there, without a
     round trip through the host. out: a C-contiguous (M, N) array of the operands' dtype
     (numpy, or a device array on the operands' context) that receives C; the result's
-    ``c`` is then ``out``.
+    ``c`` is then ``out``. It may share memory with A or B (``out=a``): C is then made
+    apart and copied in, as numpy does. Operands in the other byte order are copied into
+    the machine's first.
     A dimension of 0 follows numpy: ``(M, 0) @ (0, N)`` gives an M x N zero matrix, M = 0
     or N = 0 an empty one; the variant and parameters are still checked, but no kernel
     runs (``kernel_ms`` is 0).
@@ -61,6 +63,12 @@ def _gemm(a, b, *, device, variant, params, backend, out, poison=None,
     shape = (a.shape[0], b.shape[1], a.shape[1])
     if out is not None:
         check_out(out, shape[:2], a.dtype)
+        if overlaps(out, a, b):  # as numpy does: C made apart, then copied in
+            result = _gemm(a, b, device=device, variant=variant, params=params,
+                           backend=backend, out=None, poison=poison, wait=wait)
+            result.c = copy_into(out, result.c, wait=wait)
+            result.wall_ms = (time.perf_counter() - start) * 1e3
+            return result
     if is_empty_product(a, b):
         # Resolved on a 1 x 1 x 1 stand-in: "auto"'s shape classes need a size, and the
         # parameters are checked exactly as for any other call.

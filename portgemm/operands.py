@@ -48,17 +48,57 @@ def check_out(out, shape: tuple[int, ...], dtype) -> None:
         raise ParameterError("out is read-only")
 
 
+def overlaps(out, *operands) -> bool:
+    """Whether writing ``out`` may change an operand: numpy arrays whose memory may
+    overlap (their bounds, as ``numpy.may_share_memory`` tells), or device arrays of one
+    buffer. numpy then computes C apart and copies it in; so do :func:`portgemm.gemm`
+    and :func:`portgemm.matmul` (a kernel writing C would overwrite what it still reads)."""
+    for x in operands:
+        if is_device_array(out) and is_device_array(x):
+            if out.base_data == x.base_data:
+                return True
+        elif not is_device_array(out) and not is_device_array(x):
+            if np.may_share_memory(out, x):
+                return True
+    return False
+
+
+def copy_into(out, c, *, wait: bool):
+    """``out`` holding C's values (``c``: an array of the same kind, shape and dtype). A
+    device copy is queued after C's commands on C's queue, waited for when ``wait``."""
+    if not is_device_array(out):
+        np.copyto(out, c)
+        return out
+    import pyopencl as cl
+
+    event = cl.enqueue_copy(c.queue, out.base_data, c.base_data, byte_count=c.nbytes,
+                            wait_for=(c.events + out.events) or None)
+    out.add_event(event)
+    if wait:
+        event.wait()
+    return out
+
+
+def native_order(x):
+    """``x`` in the machine's byte order: a byte-swapped array (read from a file of
+    another machine's order, say) copied into it, any other returned as it is."""
+    if isinstance(x, np.ndarray) and not x.dtype.isnative:
+        return x.astype(x.dtype.newbyteorder("="))
+    return x
+
+
 def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
     """Validate A (M x K) and B (K x N); return them as arrays of one supported dtype
-    (a ``pyopencl.array.Array`` is kept as it is: it stays on its device).
+    (a ``pyopencl.array.Array`` is kept as it is: it stays on its device; a byte-swapped
+    numpy array is copied into the machine's order).
 
     A dimension may be 0, as in numpy: ``(M, 0) @ (0, N)`` is an M x N zero matrix and
     M = 0 or N = 0 gives an empty one (:func:`portgemm.gemm` runs no kernel for those).
     ValueError: not 2-D, inner dimensions differ, or too large.
     TypeError: a dtype other than float32/float64, or the two dtypes differ.
     """
-    a = a if is_device_array(a) else np.asarray(a)
-    b = b if is_device_array(b) else np.asarray(b)
+    a = a if is_device_array(a) else native_order(np.asarray(a))
+    b = b if is_device_array(b) else native_order(np.asarray(b))
     for label, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise ValueError(f"{label} must be a 2-D matrix, got {x.ndim}-D shape {x.shape}")

@@ -27,7 +27,8 @@ from typing import Callable
 import numpy as np
 
 from .errors import ParameterError
-from .operands import MAX_ELEMENTS, check_dtypes, check_out, is_device_array
+from .operands import (MAX_ELEMENTS, check_dtypes, check_out, copy_into, is_device_array,
+                       native_order, overlaps)
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
@@ -61,8 +62,8 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
     the result's shape and dtype (ParameterError, a ValueError); TypeError for dtypes as
     :func:`portgemm.gemm`.
     """
-    a = a if is_device_array(a) else np.asarray(a)
-    b = b if is_device_array(b) else np.asarray(b)
+    a = a if is_device_array(a) else native_order(np.asarray(a))
+    b = b if is_device_array(b) else native_order(np.asarray(b))
     for label, x in (("a", a), ("b", b)):
         if x.ndim == 0:
             raise ValueError(f"{label} is 0-D: matmul needs a vector or a matrix (use * for "
@@ -98,6 +99,9 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
                              f"index limit of {MAX_ELEMENTS}")
     if out is not None:
         check_out(out, final, a.dtype)
+        if overlaps(out, a, b):  # as numpy does: C made apart, then copied in
+            return copy_into(out, matmul_stacks(a, b, product, None, stack_product),
+                             wait=False)
     full = stack + (m, n)
     target = None if out is None else _shaped(out, full)
     c = _product_of_stacks(a2, b2, stack, product, target, stack_product)
