@@ -24,9 +24,11 @@ class Operand:
 
 def is_device_array(x) -> bool:
     """True for a ``pyopencl.array.Array``: memory on an OpenCL device, used in place.
-    (Without pyopencl.array imported there can be none: nothing is imported here.)"""
-    module = sys.modules.get("pyopencl.array")
-    return module is not None and isinstance(x, module.Array)
+    (Without pyopencl.array imported there can be none: nothing is imported here. While
+    another thread imports it, the module is listed before it defines ``Array``, and
+    there is none yet either.)"""
+    array_type = getattr(sys.modules.get("pyopencl.array"), "Array", None)
+    return array_type is not None and isinstance(x, array_type)
 
 
 def host_arrays_only(a, b, backend: str) -> None:
