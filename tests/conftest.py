@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import portgemm
+from portgemm.families import REGISTRY
 from portgemm.runtime import Queue
 from portgemm.verify import reference, relative_error, tolerance
 
@@ -47,6 +48,18 @@ def assert_close(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
     assert not np.isnan(c).any(), "unwritten (poisoned) elements remain"
     err = relative_error(c, ref)
     assert err <= tolerance(a.dtype, a.shape[1]), f"relative error {err:.2e}"
+
+
+def refuses(device, variant, a, b):
+    """True when ``device`` cannot run the variant's defaults for these operands, after
+    checking that the call says so (a ParameterError naming the reason), as a driver
+    known to miscompile a kernel does (docs/known-issues.md)."""
+    impl = REGISTRY[variant]
+    problems = impl.problems(impl.resolve(None), device, a.dtype.itemsize)
+    if problems:
+        with pytest.raises(portgemm.ParameterError, match="cannot run"):
+            portgemm.gemm(a, b, device=device, variant=variant)
+    return bool(problems)
 
 
 @pytest.fixture(params=device_params())

@@ -7,19 +7,8 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 import portgemm
 from portgemm.families import REGISTRY
 
-from conftest import assert_close
+from conftest import assert_close, refuses
 
-
-def refuses(device, variant, a, b):
-    """True when ``device`` cannot run the variant's defaults for these operands, after
-    checking that the call says so (a ParameterError naming the reason), as a driver
-    known to miscompile a kernel does (docs/known-issues.md)."""
-    impl = REGISTRY[variant]
-    problems = impl.problems(impl.resolve(None), device, a.dtype.itemsize)
-    if problems:
-        with pytest.raises(portgemm.ParameterError, match="cannot run"):
-            portgemm.gemm(a, b, device=device, variant=variant)
-    return bool(problems)
 
 DIMS = st.one_of(st.sampled_from([1, 2, 3, 5, 7, 13, 17, 31, 61, 67, 97, 127, 128, 131]),
                  st.integers(1, 160))
