@@ -1,9 +1,10 @@
 """NaN and infinity land in C where numpy puts them, for every registered variant on
-every device (and the host backend's): a kernel that read past an edge of A or B into values it then multiplied
-by a padding zero, or skipped a product, would put a NaN where numpy has a number, or a
-number where numpy has a NaN. The tensor cores' float32 (3xTF32: mma, wgmma) splits an
-infinity into a NaN low part, so their products with one are NaN where IEEE gives ±inf
-(docs/known-issues.md); there C is still non-finite exactly where numpy's is."""
+every device and the host backend's: a kernel that read past an edge of A or B into
+values it then multiplied by a padding zero, or skipped a product, would put a NaN where
+numpy has a number, or a number where numpy has a NaN. The tensor cores' float32
+(3xTF32: mma, wgmma) splits an infinity into a NaN low part, so their products with one
+are NaN where IEEE gives ±inf (docs/known-issues.md); there C is still non-finite
+exactly where numpy's is."""
 
 from __future__ import annotations
 
