@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 
 import portgemm
-from portgemm.runtime import Queue
+from portgemm.runtime import NDRange, Queue
 
 
 def test_second_matmul_builds_nothing(any_device):
@@ -55,3 +55,53 @@ def test_inline_ptx_is_announced_to_nvidia_compilers_only(any_device):
     queue.device = dataclasses.replace(any_device, vendor="NVIDIA Corporation", handle=(
         SimpleNamespace(compute_capability_major_nv=9, compute_capability_minor_nv=0)))
     assert queue.device_options == ("-DPORTGEMM_PTX=1", "-DPORTGEMM_SM=90")
+
+
+KERNEL = "__kernel void fill(__global float *x) { x[get_global_id(0)] = VALUE; }"
+
+
+def test_programs_past_the_limit_drop_the_least_recently_used(any_device, tmp_path,
+                                                              monkeypatch):
+    """A queue keeps PROGRAMS_KEPT programs; past it the one used longest ago goes, with
+    its kernels, and comes back from the disk cache when asked for again."""
+    from portgemm.runtime import queue as queue_module
+
+    monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(tmp_path))
+    monkeypatch.setattr(queue_module, "PROGRAMS_KEPT", 2)
+    queue = Queue(any_device)
+    first, second, third = ((f"-DVALUE={v}.0f",) for v in (1, 2, 3))
+    kept = queue.kernel(KERNEL, "fill", first)
+    queue.kernel(KERNEL, "fill", second)
+    assert queue.kernel(KERNEL, "fill", first) is kept  # first is now the more recent
+    queue.kernel(KERNEL, "fill", third)                 # so second goes
+    assert len(queue._programs) == 2 and len(queue._kernels) == 2
+    assert queue.kernel(KERNEL, "fill", first) is kept
+    assert (queue.builds, queue.compiled) == (3, 3)
+    queue.kernel(KERNEL, "fill", second)  # back from disk, and third goes
+    assert (queue.builds, queue.compiled) == (4, 3)
+    assert {options for _, options, _ in queue._kernels} == {first, second}
+    x = queue.empty(16)
+    queue.submit(queue.kernel(KERNEL, "fill", third), NDRange(4, 4), x)
+    assert queue.to_host(x, np.empty(4, np.float32)).tolist() == [3.0] * 4
+
+
+def test_the_disk_cache_keeps_the_programs_used_last(tmp_path, monkeypatch):
+    """Past its bound the folder loses the files used longest ago, down to three
+    quarters of it; a load counts as a use."""
+    import os
+
+    from portgemm.runtime import program_cache
+
+    for age, name in enumerate("abcdef"):  # a: the oldest, f: the newest
+        path = tmp_path / f"{name}{program_cache.SUFFIX}"
+        path.write_bytes(b"x" * 100)
+        os.utime(path, ns=(age * 10**9, age * 10**9))
+    (tmp_path / "unrelated.txt").write_bytes(b"x" * 1000)  # not a program: left alone
+    program_cache.trim(tmp_path, limit=600)  # 600 bytes held: nothing to do
+    assert len(list(tmp_path.glob("*.bin"))) == 6
+    monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(tmp_path))
+    monkeypatch.setattr(program_cache, "program_key", lambda *args: "a")
+    assert program_cache.load(None, "", ()) == b"x" * 100  # a is now the newest
+    program_cache.trim(tmp_path, limit=500)  # over: down to 375 bytes, three files
+    assert sorted(p.stem for p in tmp_path.glob("*.bin")) == ["a", "e", "f"]
+    assert (tmp_path / "unrelated.txt").exists()
