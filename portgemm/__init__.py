@@ -10,12 +10,13 @@ from .api import gemm, matmul, variants
 from .caches import clear_caches
 from .memory import empty_pinned, to_device
 from .errors import (BackendUnavailableError, BuildError, DeviceNotFoundError,
-                     ParameterError, PortgemmError)
+                     ForkedProcessError, ParameterError, PortgemmError)
 from .result import GemmResult
 from .runtime import Device, Event, NDRange, Queue, Range, get_devices, select_device
 
 __version__ = "0.1.0"
 __all__ = ["BackendUnavailableError", "BuildError", "Device", "DeviceNotFoundError", "Event",
-           "GemmResult", "NDRange", "ParameterError", "PortgemmError", "Queue", "Range",
+           "ForkedProcessError", "GemmResult", "NDRange", "ParameterError", "PortgemmError",
+           "Queue", "Range",
            "clear_caches", "empty_pinned", "gemm", "get_devices", "matmul", "select_device",
            "to_device", "variants"]

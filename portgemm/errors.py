@@ -38,3 +38,9 @@ class BuildError(PortgemmError, RuntimeError):
     def first_error(self) -> str:
         """The compiler's first error line, or ''."""
         return next((line.strip() for line in self.log.splitlines() if "error" in line), "")
+
+
+class ForkedProcessError(PortgemmError, RuntimeError):
+    """A queue made before this process was forked, on a driver that does not work in a
+    forked child (NVIDIA's and PoCL's hang there): start workers with multiprocessing's
+    "spawn" or "forkserver" method instead."""

@@ -16,8 +16,10 @@ Usable on its own to run any OpenCL kernel over an :class:`NDRange`::
 from __future__ import annotations
 
 import math
+import os
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
@@ -25,7 +27,7 @@ from functools import cached_property
 import numpy as np
 
 from ..caches import cache_dict
-from ..errors import BuildError
+from ..errors import BuildError, ForkedProcessError
 from . import pocl_target, program_cache
 from . import ptx as ptx_route
 from .device import Device
@@ -38,6 +40,10 @@ from .selectors import DeviceSpec, select_device
 # 55 programs after 600 calls of random shapes under 120, and growing). A dropped program
 # comes back from the disk cache (2.8 ms there).
 PROGRAMS_KEPT = 64
+# Platforms whose queues still work in a process forked after they were made: Intel's CPU
+# runtime's did (four forked workers, right answers); NVIDIA's hung, and so did PoCL 5's,
+# on a context made afresh in the child as well (bench/results/2026-11-27-h100-robustness)
+FORK_SAFE_PLATFORMS = ("Intel(R) OpenCL",)
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ class Queue:
     _shared: dict = cache_dict("portgemm.runtime.queue.Queue._shared")
     _wrapped: dict = cache_dict("portgemm.runtime.queue.Queue._wrapped")
     _shared_lock = threading.Lock()
+    _every: weakref.WeakSet = weakref.WeakSet()  # to mark them in a forked child
 
     def __init__(self, device: DeviceSpec = None, *, cl_queue=None):
         import pyopencl as cl
@@ -105,6 +112,8 @@ class Queue:
         self._counters = None  # int32 zeros for ticket counters: see zeroed_counters
         self.builds = 0     # programs made by this queue (compiled or loaded from disk)
         self.compiled = 0   # of those, compiled from source
+        self.forked_from: int | None = None  # the process that made it, in a forked child
+        Queue._every.add(self)
 
     @classmethod
     def for_device(cls, device: DeviceSpec = None) -> "Queue":
@@ -112,6 +121,8 @@ class Queue:
         chosen = device if isinstance(device, Device) else select_device(device)
         queue = cls._shared.get(chosen)  # the warm path: no lock, no selection
         if queue is not None:
+            if queue.forked_from is not None:
+                queue.refuse_after_fork()
             return queue
         with cls._shared_lock:
             queue = cls._shared.get(chosen)
@@ -126,12 +137,25 @@ class Queue:
         device's own shared queue when it is that one."""
         for queue in list(cls._shared.values()):
             if queue.cl_queue == cl_queue:
-                return queue
-        with cls._shared_lock:
-            queue = cls._wrapped.get(cl_queue)
-            if queue is None:
-                queue = cls._wrapped[cl_queue] = cls(cl_queue=cl_queue)
+                break
+        else:
+            with cls._shared_lock:
+                queue = cls._wrapped.get(cl_queue)
+                if queue is None:
+                    queue = cls._wrapped[cl_queue] = cls(cl_queue=cl_queue)
+        if queue.forked_from is not None:
+            queue.refuse_after_fork()
         return queue
+
+    def refuse_after_fork(self) -> None:
+        """ForkedProcessError: this queue's driver does not work in a forked child, where
+        any command would hang."""
+        raise ForkedProcessError(
+            f"portgemm used {self.device.description} in process {self.forked_from}, "
+            f"which then forked this one; {self.device.platform} does not work in a "
+            f"forked child (a call would hang). Start worker processes with "
+            f"multiprocessing's 'spawn' or 'forkserver' method "
+            f"(multiprocessing.get_context('spawn')), or use portgemm in the workers only")
 
     @property
     def allocator(self):
@@ -342,3 +366,15 @@ def _build_log(exc, device: Device) -> str:
     """The compiler's log for this device, from the exception pyopencl raised."""
     logs = [log for dev, log in getattr(exc, "build_logs", ()) if dev == device.handle]
     return logs[0] if logs and logs[0].strip() else str(exc)
+
+
+def _mark_in_forked_child() -> None:
+    """Run in a forked child: the queues it inherited refuse work where their driver
+    does not survive a fork (for_device and for_cl_queue check)."""
+    for queue in list(Queue._every):
+        if queue.device.platform not in FORK_SAFE_PLATFORMS:
+            queue.forked_from = os.getppid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_mark_in_forked_child)

@@ -1,0 +1,72 @@
+"""A process forked after portgemm made a queue: on a driver that works there (Intel's
+CPU runtime) the child computes as the parent does; on any other (NVIDIA's and PoCL's
+hung, bench/results/2026-11-27-h100-robustness) the child's call raises
+ForkedProcessError at once instead of hanging. Either way no child hangs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import portgemm
+from portgemm.runtime import queue as queue_module
+
+WAIT_S = 60
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+
+
+def in_forked_child(device) -> str:
+    """What a forked child's call on ``device`` gave: "right", "WRONG", or the name of
+    the exception it raised; "hung" where it gave nothing within WAIT_S."""
+    a = np.random.default_rng(0).standard_normal((40, 40)).astype(np.float32)
+    portgemm.matmul(a, a, device=device)  # the parent's queue, made before the fork
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report one word, then leave without cleaning up
+        try:
+            c = portgemm.matmul(a, a, device=device)
+            word = "right" if np.allclose(c, a @ a, rtol=1e-4, atol=1e-4) else "WRONG"
+        except Exception as exc:  # noqa: BLE001 (reported to the parent)
+            word = type(exc).__name__
+        os.write(write, word.encode())
+        os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read)
+        return "hung"
+    word = os.read(read, 100).decode()
+    os.close(read)
+    return word
+
+
+def test_a_forked_child_computes_or_refuses(device):
+    expected = ("right" if device.platform in queue_module.FORK_SAFE_PLATFORMS
+                else "ForkedProcessError")
+    assert in_forked_child(device) == expected
+
+
+def test_a_driver_not_known_to_survive_is_refused(device, monkeypatch):
+    """The refusal itself, on whatever driver is here (the hook reads the list in the
+    child, which inherits the patched one)."""
+    monkeypatch.setattr(queue_module, "FORK_SAFE_PLATFORMS", ())
+    assert in_forked_child(device) == "ForkedProcessError"
+
+
+def test_the_refusal_says_what_to_do(any_device):
+    queue = queue_module.Queue(any_device)
+    queue.forked_from = 1
+    with pytest.raises(portgemm.ForkedProcessError, match="spawn"):
+        queue.refuse_after_fork()
