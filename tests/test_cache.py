@@ -105,3 +105,26 @@ def test_the_disk_cache_keeps_the_programs_used_last(tmp_path, monkeypatch):
     program_cache.trim(tmp_path, limit=500)  # over: down to 375 bytes, three files
     assert sorted(p.stem for p in tmp_path.glob("*.bin")) == ["a", "e", "f"]
     assert (tmp_path / "unrelated.txt").exists()
+
+
+def test_queues_of_other_code_are_kept_a_bounded_few(any_device, monkeypatch):
+    """Each pyopencl queue that arrays come on is wrapped once and reused; past
+    WRAPPED_KEPT the one used longest ago is dropped (a caller making a queue per task
+    grew the process by a queue's programs each time)."""
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    from portgemm.runtime import queue as queue_module
+
+    monkeypatch.setattr(queue_module, "WRAPPED_KEPT", 2)
+    monkeypatch.setattr(Queue, "_wrapped", {})
+    context = cl.Context([any_device.handle])
+    queues = [cl.CommandQueue(context) for _ in range(3)]
+    a = np.ones((8, 8), np.float32)
+    wrappers = []
+    for order in (0, 1, 0, 2):  # 0 is used again before 2 comes, so 1 goes
+        x = cl_array.to_device(queues[order], a)
+        np.testing.assert_array_equal(portgemm.matmul(x, x).get(), a @ a)
+        wrappers.append(Queue.for_cl_queue(queues[order]))
+    assert wrappers[0] is wrappers[2]
+    assert set(Queue._wrapped) == {queues[0], queues[2]}

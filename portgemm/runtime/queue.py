@@ -40,6 +40,10 @@ from .selectors import DeviceSpec, select_device
 # 55 programs after 600 calls of random shapes under 120, and growing). A dropped program
 # comes back from the disk cache (2.8 ms there).
 PROGRAMS_KEPT = 64
+# Queues of other code (of pyopencl arrays made on them) a process keeps wrapped, each with
+# its own programs, the least recently used dropped past it: a caller that makes a queue
+# a task grew by ~0.7 MB a queue (Zen 5, a 64^3 product each, 60 queues) before
+WRAPPED_KEPT = 16
 # Platforms whose queues still work in a process forked after they were made: Intel's CPU
 # runtime's did (four forked workers, right answers); NVIDIA's hung, and so did PoCL 5's,
 # on a context made afresh in the child as well (bench/results/2026-11-27-h100-robustness)
@@ -140,9 +144,12 @@ class Queue:
                 break
         else:
             with cls._shared_lock:
-                queue = cls._wrapped.get(cl_queue)
+                queue = cls._wrapped.pop(cl_queue, None)  # put back last: used last
                 if queue is None:
-                    queue = cls._wrapped[cl_queue] = cls(cl_queue=cl_queue)
+                    queue = cls(cl_queue=cl_queue)
+                cls._wrapped[cl_queue] = queue
+                while len(cls._wrapped) > WRAPPED_KEPT:
+                    del cls._wrapped[next(iter(cls._wrapped))]
         if queue.forked_from is not None:
             queue.refuse_after_fork()
         return queue
