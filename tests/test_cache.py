@@ -128,3 +128,17 @@ def test_queues_of_other_code_are_kept_a_bounded_few(any_device, monkeypatch):
         wrappers.append(Queue.for_cl_queue(queues[order]))
     assert wrappers[0] is wrappers[2]
     assert set(Queue._wrapped) == {queues[0], queues[2]}
+
+
+def test_a_program_loads_from_a_folder_it_cannot_mark(tmp_path, monkeypatch):
+    from portgemm.runtime import program_cache
+
+    (tmp_path / f"a{program_cache.SUFFIX}").write_bytes(b"binary")
+    monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(tmp_path))
+    monkeypatch.setattr(program_cache, "program_key", lambda *args: "a")
+
+    def refused(*args, **kwargs):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(program_cache.os, "utime", refused)
+    assert program_cache.load(None, "", ()) == b"binary"

@@ -61,9 +61,12 @@ def load(device, source: str, options: Sequence[str]) -> bytes | None:
     path = folder / (program_key(device, source, options) + SUFFIX)
     try:
         binary = path.read_bytes()
-        os.utime(path)  # used now: the last to go when the folder is trimmed
     except OSError:
         return None
+    try:
+        os.utime(path)  # used now: the last to go when the folder is trimmed
+    except OSError:  # a folder the user may read but not write: it is never trimmed either
+        pass
     return binary
 
 
