@@ -4,6 +4,7 @@ backend registry, no import cycle, no public name shadowing a module, caches tha
 from __future__ import annotations
 
 import ast
+import builtins
 import pkgutil
 import re
 import subprocess
@@ -257,3 +258,42 @@ def test_setup_cfg_lists_every_package():
     present = {".".join(p.relative_to(PACKAGE.parent).parts[:-1])
                for p in PACKAGE.rglob("__init__.py")}
     assert listed == present | {"portgemm.kernels_cl"}
+
+
+def evaluated_unions(tree: ast.AST) -> list[int]:
+    """Lines where an ``X | Y`` of types is evaluated when the code runs (an alias, a
+    default, an isinstance): Python 3.9 raises TypeError there. Annotations are left
+    out: every module takes ``from __future__ import annotations``, so they stay text."""
+    found = []
+
+    def is_type(node) -> bool:  # None, a builtin type, or a subscripted one
+        return (isinstance(node, ast.Constant) and node.value is None
+                or isinstance(node, ast.Subscript)
+                or isinstance(node, ast.Name)
+                and isinstance(getattr(builtins, node.id, None), type))
+
+    def visit(node) -> None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and (
+                is_type(node.left) or is_type(node.right)):
+            found.append(node.lineno)
+        for field, value in ast.iter_fields(node):
+            if field in ("annotation", "returns"):
+                continue
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    visit(child)
+
+    visit(tree)
+    return found
+
+
+def test_no_module_evaluates_a_union_of_types():
+    """setup.cfg promises Python 3.9, which has no ``float | None`` at run time (one
+    type alias in tune/strategies.py broke ``import portgemm.tune`` there)."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        offenders += [f"{path.relative_to(PACKAGE)}:{line}" for line in evaluated_unions(tree)]
+    assert not offenders, offenders
+    assert evaluated_unions(ast.parse("Kept = list[tuple[int, float | None]]")) == [1]
+    assert evaluated_unions(ast.parse("def f(x: int | None = None) -> str | None: ...")) == []

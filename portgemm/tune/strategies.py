@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ..runtime.device import Device
 from .model import predicted_cost
 from .space import Point, identity
 
-Kept = list[tuple[Point, float | None]]
+Kept = list[tuple[Point, Optional[float]]]  # evaluated: Python 3.9 has no float | None
 Pruned = list[tuple[Point, float, str]]
 
 
