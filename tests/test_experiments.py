@@ -354,3 +354,17 @@ def test_the_comparison_says_phvm_against_basicmm_and_the_vendor():
         "tallskinny 800% of the vendor",
         "MTXB, K/10: PHVM takes 3.33x BasicMM's time; PHVM 40% of the vendor; "
         "tallskinny 800% of the vendor"]
+
+
+def test_a_failed_job_is_told_by_its_own_words_not_a_warning():
+    """A library's warning at import comes before the job's complaint on stderr (Python
+    3.9's pytools warned about a missing hash module); the reason is the complaint."""
+    from portgemm.experiments.mpijob import complaints
+
+    stderr = ("/venv/lib/python3.9/site-packages/pytools/persistent_dict.py:63: "
+              "RecommendedHashNotFoundWarning: Unable to import recommended hash\n"
+              "  warn(\"Unable to import recommended hash 'siphash24.siphash13', \"\n"
+              "portgemm.distributed: rank 0: RankSetupError: no device matches 'x'\n")
+    assert complaints(stderr)[0].startswith("portgemm.distributed: rank 0")
+    only = "a.py:1: UserWarning: something\n  warn('something')\n"
+    assert complaints(only) == ["a.py:1: UserWarning: something", "warn('something')"]

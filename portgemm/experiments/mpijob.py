@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -67,6 +68,19 @@ def job_args(size: tuple[int, int, int], partitions: Sequence[str], reps: int,
     return args + (["--device", device] if device else [])
 
 
+WARNING_LINE = re.compile(r":\d+: \w*Warning: ")  # what warnings.warn prints first
+
+
+def complaints(output: str) -> list[str]:
+    """The lines of a job's output that say something, without warnings (a library's
+    warning at import, printed before the job's own words, said nothing of the failure)
+    and the source lines they quote; all of them where nothing else is left."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    said = [line.strip() for line in lines
+            if not line[:1].isspace() and not WARNING_LINE.search(line)]
+    return said or [line.strip() for line in lines]
+
+
 def run_job(command: list[str]) -> dict[str, dict]:
     """The job's records by partition; RuntimeError naming the failure when it wrote none
     (a failing rank aborts the job with status 3, a timeout gives 124)."""
@@ -77,8 +91,7 @@ def run_job(command: list[str]) -> dict[str, dict]:
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"the MPI job did not end within {JOB_TIMEOUT_S + 30} s") from None
     if not out.exists():  # the job's first complaint says why (its ranks say it first)
-        said = [line.strip() for line in (done.stderr or done.stdout).splitlines()
-                if line.strip()]
+        said = complaints(done.stderr or done.stdout)
         raise RuntimeError(f"the MPI job exited with status {done.returncode}"
                            + (f": {said[0][:300]}" if said else ""))
     data = json.loads(out.read_text())
