@@ -67,6 +67,31 @@ def test_layouts(device, variant, layout_a, layout_b):
     assert_close(c, np.ascontiguousarray(a), np.ascontiguousarray(b))
 
 
+def unaligned(x: np.ndarray) -> np.ndarray:
+    """A copy of ``x`` one byte past an aligned address (numpy's flags.aligned False: a
+    record's field, a buffer read at an offset)."""
+    memory = np.empty(x.nbytes + 1, np.uint8)
+    y = np.frombuffer(memory.data, x.dtype, x.size, offset=1).reshape(x.shape)
+    y[...] = x
+    return y
+
+
+@pytest.mark.parametrize("variant", list(REGISTRY))
+def test_operands_at_any_address(device, variant):
+    """A, B and C where no vector load or store of the kernels' would be aligned: read
+    where they lie (Intel's SVM, host pointers) or copied, C right either way."""
+    rng = np.random.default_rng(4)
+    a = unaligned(rng.standard_normal((37, 53)).astype(np.float32))
+    b = unaligned(rng.standard_normal((53, 29)).astype(np.float32))
+    assert not (a.flags.aligned or b.flags.aligned)
+    if refuses(device, variant, a, b):
+        return
+    out = unaligned(np.full((37, 29), np.nan, np.float32))
+    c = portgemm.gemm(a, b, device=device, variant=variant, out=out).c
+    assert c is out
+    assert_close(c, np.array(a), np.array(b))
+
+
 @pytest.mark.parametrize("variant, params", [
     ("naive", {"wg_y": 1, "wg_x": 64}),
     ("tiled", {"tile_y": 8, "tile_x": 8}),
