@@ -17,6 +17,5 @@ from .runtime import Device, Event, NDRange, Queue, Range, get_devices, select_d
 __version__ = "0.1.0"
 __all__ = ["BackendUnavailableError", "BuildError", "Device", "DeviceNotFoundError", "Event",
            "ForkedProcessError", "GemmResult", "NDRange", "ParameterError", "PortgemmError",
-           "Queue", "Range",
-           "clear_caches", "empty_pinned", "gemm", "get_devices", "matmul", "select_device",
-           "to_device", "variants"]
+           "Queue", "Range", "clear_caches", "empty_pinned", "gemm", "get_devices", "matmul",
+           "select_device", "to_device", "variants"]

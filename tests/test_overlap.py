@@ -32,8 +32,8 @@ def test_out_is_an_operand(device, n, target):
 
 
 def test_out_is_a_view_of_an_operand(device):
-    """A's transpose (F-order, the same memory) as C: shared, though no element of C
-    lies where the same element of A does."""
+    """C in the memory of which A is the transpose (F-order): C's rows lie along A's
+    columns, so each row written overwrites a column A still has to give."""
     rng = np.random.default_rng(1)
     memory = rng_matrix(rng, 64, 64)
     a = memory.T
