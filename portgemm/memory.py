@@ -17,15 +17,18 @@ from typing import Any
 
 import numpy as np
 
+from .operands import native_order
+
 
 def to_device(array, device: Any = None):
-    """A ``pyopencl.array.Array`` copy of ``array`` on portgemm's queue of ``device``."""
+    """A ``pyopencl.array.Array`` copy of ``array`` on portgemm's queue of ``device``, in
+    the machine's byte order (the kernels read no other)."""
     import pyopencl.array as cl_array
 
     from .runtime.queue import Queue
 
     queue = Queue.for_device(device)
-    return cl_array.to_device(queue.cl_queue, np.ascontiguousarray(array),
+    return cl_array.to_device(queue.cl_queue, native_order(np.ascontiguousarray(array)),
                               allocator=queue.allocator)
 
 

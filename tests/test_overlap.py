@@ -111,3 +111,6 @@ def test_byte_swapped_operands(device, dtype):
     assert_close(c, a, b)
     stack = portgemm.matmul(np.stack([a, a]).astype(swapped), b, device=device)
     assert_close(stack[1], a, b)
+    on_device = portgemm.to_device(a.astype(swapped), device)
+    assert on_device.dtype == np.dtype(dtype)
+    assert_close(portgemm.matmul(on_device, portgemm.to_device(b, device)).get(), a, b)
