@@ -11,7 +11,7 @@ import numpy as np
 from .backends import DEFAULT_BACKEND, Backend, Resolved, get_backend
 from .errors import ParameterError
 from .operands import (check_device_memory, check_operands, check_out, copy_into,
-                       is_device_array, is_empty_product, layout_of, overlaps)
+                       is_device_array, is_empty_product, layout_of, written_apart)
 from .result import GemmResult
 from .stacks import is_plain, matmul_stacks
 
@@ -34,11 +34,12 @@ def gemm(a, b, *, device: Any = None, variant: str = "auto",
     poison: fill C with this value on the device before the kernel (tests use NaN).
     a, b may be ``pyopencl.array.Array`` operands (backend "opencl"): they are used where
     they are, on their own queue, and C comes back as a new device array there, without a
-    round trip through the host. out: a C-contiguous (M, N) array of the operands' dtype
-    (numpy, or a device array on the operands' context) that receives C; the result's
-    ``c`` is then ``out``. It may share memory with A or B (``out=a``): C is then made
-    apart and copied in, as numpy does. Operands in the other byte order are copied into
-    the machine's first.
+    round trip through the host. out: an (M, N) array of the operands' dtype (numpy, or
+    a C-contiguous device array on the operands' context) that receives C; the result's
+    ``c`` is then ``out``. Where it shares memory with A or B (``out=a``), is not
+    C-contiguous, or is a device array at an offset into its buffer, C is made apart and
+    copied in, as numpy does. Operands in the other byte order are copied into the
+    machine's first.
     A dimension of 0 follows numpy: ``(M, 0) @ (0, N)`` gives an M x N zero matrix, M = 0
     or N = 0 an empty one; the variant and parameters are still checked, but no kernel
     runs (``kernel_ms`` is 0).
@@ -63,7 +64,7 @@ def _gemm(a, b, *, device, variant, params, backend, out, poison=None,
     shape = (a.shape[0], b.shape[1], a.shape[1])
     if out is not None:
         check_out(out, shape[:2], a.dtype)
-        if overlaps(out, a, b):  # as numpy does: C made apart, then copied in
+        if written_apart(out, a, b):  # as numpy does: C made apart, then copied in
             result = _gemm(a, b, device=device, variant=variant, params=params,
                            backend=backend, out=None, poison=poison, wait=wait)
             result.c = copy_into(out, result.c, wait=wait)

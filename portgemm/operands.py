@@ -39,15 +39,26 @@ def host_arrays_only(a, b, backend: str) -> None:
 
 
 def check_out(out, shape: tuple[int, ...], dtype) -> None:
-    """``out`` must be a writable, C-contiguous array of C's shape (M, N) and the
-    operands' dtype."""
+    """``out`` must be a writable array of C's shape (M, N) and the operands' dtype; a
+    device array must also be C-contiguous (a numpy array of any layout receives C
+    through a copy: :func:`written_apart`)."""
     if tuple(out.shape) != tuple(shape) or out.dtype != dtype:
         raise ParameterError(f"out must be a {tuple(shape)} {np.dtype(dtype)} array, "
                              f"got {tuple(out.shape)} {out.dtype}")
-    if not out.flags.c_contiguous:
-        raise ParameterError("out must be C-contiguous (C is written row by row)")
+    if is_device_array(out) and not out.flags.c_contiguous:
+        raise ParameterError("a device array as out must be C-contiguous (C is written "
+                             "row by row)")
     if not getattr(out.flags, "writeable", True):  # device arrays have no such flag
         raise ParameterError("out is read-only")
+
+
+def written_apart(out, *operands) -> bool:
+    """Whether C must be made apart and then copied into ``out``, as numpy does it: where
+    ``out`` shares memory with an operand, is not C-contiguous (the kernels write C row
+    by row), or is a device array at an offset into its buffer (a kernel's argument
+    starts at its buffer's start)."""
+    return (not out.flags.c_contiguous or bool(getattr(out, "offset", 0))
+            or overlaps(out, *operands))
 
 
 def overlaps(out, *operands) -> bool:
@@ -74,7 +85,7 @@ def copy_into(out, c, *, wait: bool):
     import pyopencl as cl
 
     event = cl.enqueue_copy(c.queue, out.base_data, c.base_data, byte_count=c.nbytes,
-                            wait_for=(c.events + out.events) or None)
+                            dst_offset=out.offset, wait_for=(c.events + out.events) or None)
     out.add_event(event)
     if wait:
         event.wait()

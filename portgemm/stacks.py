@@ -28,7 +28,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .operands import (MAX_ELEMENTS, check_dtypes, check_out, copy_into, is_device_array,
-                       native_order, overlaps)
+                       native_order, written_apart)
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
@@ -58,8 +58,9 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
     Before any product runs: ValueError for a 0-D operand, inner dimensions that differ,
     stacks that do not broadcast, a stack of numpy arrays beside device arrays or one of
     device arrays that broadcasts more than a single matrix, a matrix past the
-    kernels' 32-bit indices, or an ``out`` that is not a writable C-contiguous array of
-    the result's shape and dtype (ParameterError, a ValueError); TypeError for dtypes as
+    kernels' 32-bit indices, or an ``out`` that is not a writable array of the result's
+    shape and dtype (C-contiguous where it is a device array) (ParameterError, a
+    ValueError); TypeError for dtypes as
     :func:`portgemm.gemm`.
     """
     a = a if is_device_array(a) else native_order(np.asarray(a))
@@ -99,7 +100,7 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
                              f"index limit of {MAX_ELEMENTS}")
     if out is not None:
         check_out(out, final, a.dtype)
-        if overlaps(out, a, b):  # as numpy does: C made apart, then copied in
+        if written_apart(out, a, b):  # as numpy does: C made apart, then copied in
             return copy_into(out, matmul_stacks(a, b, product, None, stack_product),
                              wait=False)
     full = stack + (m, n)

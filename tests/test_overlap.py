@@ -1,7 +1,9 @@
-"""An ``out`` that shares memory with an operand, and operands in the other byte order:
-numpy's answers. A kernel writing C over A or B would overwrite values it still reads
-(before this was handled, ``matmul(a, b, out=a)`` at 300 x 300 was off by 2e6), so C is
-made apart and copied in, as numpy does."""
+"""An ``out`` that shares memory with an operand or is laid out otherwise than C is
+written, and operands in the other byte order: numpy's answers. A kernel writing C over
+A or B would overwrite values it still reads (before this was handled, ``matmul(a, b,
+out=a)`` at 300 x 300 was off by 2e6), so C is made apart and copied in, as numpy does;
+so too for an ``out`` that is not C-contiguous (numpy takes any), or a device array at
+an offset into its buffer."""
 
 from __future__ import annotations
 
@@ -114,3 +116,44 @@ def test_byte_swapped_operands(device, dtype):
     on_device = portgemm.to_device(a.astype(swapped), device)
     assert on_device.dtype == np.dtype(dtype)
     assert_close(portgemm.matmul(on_device, portgemm.to_device(b, device)).get(), a, b)
+
+
+@pytest.mark.parametrize("layout", ["F", "columns of a wider array", "every other row",
+                                    "stack transposed"])
+def test_out_of_any_layout(device, layout):
+    rng = np.random.default_rng(7)
+    if layout == "stack transposed":
+        a, b = rng_matrix(rng, 3, 4, 5), rng_matrix(rng, 5, 2)
+        memory = np.full((3, 2, 4), np.nan, np.float32)
+        out = memory.transpose(0, 2, 1)
+    else:
+        a, b = rng_matrix(rng, 37, 19), rng_matrix(rng, 19, 23)
+        memory = np.full((74, 50), np.nan, np.float32)
+        out = {"F": np.full((37, 23), np.nan, np.float32, order="F"),
+               "columns of a wider array": memory[:37, 5:28],
+               "every other row": memory[::2, :23]}[layout]
+    c = portgemm.matmul(a, b, device=device, out=out)
+    assert c is out
+    np.testing.assert_allclose(out, np.matmul(a.astype(np.float64), b), rtol=1e-4,
+                               atol=1e-4)
+    if layout in ("columns of a wider array", "every other row"):
+        written = np.zeros(memory.shape, bool)
+        written[:37, 5:28] = layout == "columns of a wider array"
+        written[::2, :23] |= layout == "every other row"
+        assert np.isnan(memory[~written]).all()  # nothing written beside out
+
+
+def test_device_out_at_an_offset(device):
+    """Rows 3 on of a device array: C copied in at its offset, rows 0-2 left as they were."""
+    rng = np.random.default_rng(8)
+    a, b = rng_matrix(rng, 37, 19), rng_matrix(rng, 19, 23)
+    whole = portgemm.to_device(np.full((40, 23), 7.0, np.float32), device)
+    out = whole[3:]
+    assert out.offset
+    c = portgemm.matmul(portgemm.to_device(a, device), portgemm.to_device(b, device),
+                        out=out)
+    assert c is out
+    result = whole.get()
+    assert_close(result[3:], a, b)
+    assert (result[:3] == 7.0).all()
+

@@ -180,7 +180,6 @@ def test_bad_out_raises(any_device):
     read_only.flags.writeable = False
     for out, says in ((np.empty((3, 4, 3), np.float32), "must be a"),
                       (np.empty((3, 4, 2), np.float64), "must be a"),
-                      (np.empty((3, 2, 4), np.float32).transpose(0, 2, 1), "C-contiguous"),
                       (read_only, "read-only")):
         with pytest.raises(portgemm.ParameterError, match=says):
             portgemm.matmul(a, b, device=any_device, out=out)
