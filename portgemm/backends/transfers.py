@@ -254,9 +254,12 @@ class Transfer:
         if is_device_array(data):
             if data.context != self.queue.context:
                 raise ParameterError("device arrays of one call must share a context")
-            if data.offset:
-                raise ParameterError("a device array with an offset into its buffer cannot "
-                                     "be a kernel argument; pass a .copy()")
+            if data.offset:  # a view (rows 10 on, say): a kernel's argument starts at
+                # its buffer's start, so the view's bytes go to one of the queue's own
+                buffer = self.queue.allocator(max(1, data.nbytes))
+                cl.enqueue_copy(self.queue.cl_queue, buffer, data.base_data,
+                                byte_count=data.nbytes, src_offset=data.offset)
+                return buffer
             return data.base_data
         self._host_inputs = True
         flat = np.ravel(data, order="K")
