@@ -59,8 +59,13 @@ def host_out(shape: tuple, dtype, kind: str):
     return np.full(shape[:-1] + (2 * shape[-1],), np.nan, dtype)[..., ::2]  # strided
 
 
-def expected(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.matmul(a.astype(np.float64), b.astype(np.float64))
+def draw(shape: str, m: int, n: int, k: int, s: int, dtype, seed: int):
+    """A and B of the named shapes, and numpy's product of them in float64."""
+    rng = np.random.default_rng(seed)
+    shape_a, shape_b = SHAPES[shape](m, n, k, s)
+    a = rng.standard_normal(shape_a).astype(dtype)
+    b = rng.standard_normal(shape_b).astype(dtype)
+    return a, b, np.matmul(a.astype(np.float64), b.astype(np.float64))
 
 
 def assert_like(c, reference: np.ndarray, k: int, dtype) -> None:
@@ -82,11 +87,7 @@ dims = st.integers(1, 40)
 def test_numpy_operands(device, shape, m, n, k, s, dtype, kind_a, kind_b, out_kind, seed):
     if dtype == np.float64 and not device.has_fp64:
         return
-    rng = np.random.default_rng(seed)
-    shape_a, shape_b = SHAPES[shape](m, n, k, s)
-    a0 = rng.standard_normal(shape_a).astype(dtype)
-    b0 = rng.standard_normal(shape_b).astype(dtype)
-    reference = expected(a0, b0)
+    a0, b0, reference = draw(shape, m, n, k, s, dtype, seed)
     a, b = host_operand(a0, kind_a), host_operand(b0, kind_b)
     if out_kind == "a itself":
         if a.shape != reference.shape or not a.flags.writeable or not a.dtype.isnative:
@@ -112,11 +113,7 @@ def test_device_operands(device, shape, m, n, k, s, dtype, offset_a, offset_b, o
     larger device array."""
     if dtype == np.float64 and not device.has_fp64:
         return
-    rng = np.random.default_rng(seed)
-    shape_a, shape_b = SHAPES[shape](m, n, k, s)
-    a0 = rng.standard_normal(shape_a).astype(dtype)
-    b0 = rng.standard_normal(shape_b).astype(dtype)
-    reference = expected(a0, b0)
+    a0, b0, reference = draw(shape, m, n, k, s, dtype, seed)
 
     def on_device(x: np.ndarray, offset: int):
         before = np.zeros((offset,) + x.shape[1:], x.dtype)
