@@ -57,7 +57,7 @@ def written_apart(out, *operands) -> bool:
     ``out`` shares memory with an operand, is not C-contiguous (the kernels write C row
     by row), or is a device array at an offset into its buffer (a kernel's argument
     starts at its buffer's start)."""
-    return (not out.flags.c_contiguous or bool(getattr(out, "offset", 0))
+    return (not out.flags.c_contiguous or (is_device_array(out) and out.offset > 0)
             or overlaps(out, *operands))
 
 

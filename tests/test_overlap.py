@@ -157,3 +157,18 @@ def test_device_out_at_an_offset(device):
     assert_close(result[3:], a, b)
     assert (result[:3] == 7.0).all()
 
+
+
+def test_a_memory_mapped_out_is_written_in_place(tmp_path):
+    """A memmap's ``offset`` is where it starts in its file, not in a device buffer: C
+    goes straight into it, without the copy an offset device array needs."""
+    from portgemm.operands import written_apart
+
+    path = tmp_path / "c.bin"
+    path.write_bytes(bytes(4096))
+    out = np.memmap(path, dtype=np.float32, mode="r+", offset=64, shape=(4, 4))
+    a = np.ones((4, 4), np.float32)
+    assert out.offset == 64 and not written_apart(out, a, a)
+    portgemm.matmul(a, a, out=out)
+    out.flush()
+    np.testing.assert_array_equal(np.fromfile(path, np.float32)[16:32], 4.0)
