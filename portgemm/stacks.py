@@ -15,8 +15,8 @@ leading axes of the two stacks broadcast. A stack runs the first of these that a
   else a product a pair.
 Stacks of device arrays (pyopencl's, both operands) take the same ways but B side by
 side, broadcast only a single matrix against a stack, and give C on the device; a pair
-at a time, each matrix is copied on the device first (a kernel's argument starts at its
-buffer's start).
+at a time, each matrix goes as a view of its stack (the OpenCL backend copies one at an
+offset into its buffer to a buffer's start, where a kernel's argument begins).
 """
 
 from __future__ import annotations
@@ -131,15 +131,15 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
         if whole is not None:
             return _shaped(whole, stack + (m, n)) if out is None else out
     resident = next((x for x in (a, b) if is_device_array(x)), None)
-    if resident is not None:  # a pair at a time, each matrix copied on the device (a
-        import pyopencl.array as cl_array  # kernel's argument starts at its buffer's start)
+    if resident is not None:  # a pair at a time, each matrix a view of its stack
+        import pyopencl.array as cl_array
 
         c = cl_array.zeros(resident.queue, stack + (m, n), a.dtype) if out is None else out
         if not (count and m and n and k):  # numpy's answer: empty, or zeros for K = 0
             c.fill(0)
             return c
         for index in np.ndindex(*stack):
-            c[index] = product(_matrix(a, index).copy(), _matrix(b, index).copy(), None)
+            c[index] = product(_matrix(a, index), _matrix(b, index), None)
         return c
     if _one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES:
         # B's matrices side by side, then C's column blocks into a stack
