@@ -473,16 +473,20 @@ def flat_steps(tile: tuple[int, int], n: int, layout: str) -> int | None:
     FLAT_CHAINS sums in flight."""
     if layout != "CC" or tile[1] != n or n not in FLAT_COLUMNS:
         return None
-    vectors, steps = flat_block(n)[1], 1
-    while tile[0] * vectors * steps < FLAT_CHAINS:
-        steps *= 2
+    steps = steps_in_flight(tile[0] * flat_block(n)[1], FLAT_CHAINS)
     return steps if flat_values(tile[0], n, steps) <= MAX_PRIVATE_VALUES else None
 
 
 def row_steps(tile: tuple[int, int]) -> int:
-    """ROWVEC's KU: the fewest steps (a power of two, at most ROW_MOST_STEPS) for which a
-    work-item keeps ROW_CHAINS sums in flight, one a row's vector a step."""
-    chains, steps = tile[0] * row_vectors(tile[1]), 1
-    while chains * steps < ROW_CHAINS and steps < ROW_MOST_STEPS:
+    """ROWVEC's KU: the fewest steps (at most ROW_MOST_STEPS) for which a work-item keeps
+    ROW_CHAINS sums in flight, one a row's vector a step."""
+    return steps_in_flight(tile[0] * row_vectors(tile[1]), ROW_CHAINS, ROW_MOST_STEPS)
+
+
+def steps_in_flight(sums: int, wanted: int, most: int | None = None) -> int:
+    """KU: the fewest steps, a power of two (at most ``most``), for which ``sums`` sums a
+    step keep ``wanted`` in flight."""
+    steps = 1
+    while sums * steps < wanted and (most is None or steps < most):
         steps *= 2
     return steps
