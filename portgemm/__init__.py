@@ -8,7 +8,7 @@
 
 from .api import gemm, matmul, variants
 from .caches import clear_caches
-from .memory import empty_pinned, to_device
+from .memory import empty_pinned, to_device, to_host
 from .errors import (BackendUnavailableError, BuildError, DeviceNotFoundError,
                      ForkedProcessError, ParameterError, PortgemmError)
 from .result import GemmResult
@@ -18,4 +18,4 @@ __version__ = "0.1.0"
 __all__ = ["BackendUnavailableError", "BuildError", "Device", "DeviceNotFoundError", "Event",
            "ForkedProcessError", "GemmResult", "NDRange", "ParameterError", "PortgemmError",
            "Queue", "Range", "clear_caches", "empty_pinned", "gemm", "get_devices", "matmul",
-           "select_device", "to_device", "variants"]
+           "select_device", "to_device", "to_host", "variants"]

@@ -82,10 +82,11 @@ def copy_into(out, c, *, wait: bool):
     if not is_device_array(out):
         np.copyto(out, c)
         return out
-    import pyopencl as cl
+    from .runtime.queue import Queue
 
-    event = cl.enqueue_copy(c.queue, out.base_data, c.base_data, byte_count=c.nbytes,
-                            dst_offset=out.offset, wait_for=(c.events + out.events) or None)
+    event = Queue.for_cl_queue(c.queue).copy(out.base_data, c.base_data, byte_count=c.nbytes,
+                                             dst_offset=out.offset,
+                                             wait_for=(c.events + out.events) or None)
     out.add_event(event)
     if wait:
         event.wait()

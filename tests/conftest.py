@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 import pytest
@@ -60,6 +61,21 @@ def refuses(device, variant, a, b):
         with pytest.raises(portgemm.ParameterError, match="cannot run"):
             portgemm.gemm(a, b, device=device, variant=variant)
     return bool(problems)
+
+
+def held_elsewhere(lock) -> bool:
+    """Whether another thread than this one would wait for ``lock`` now."""
+    taken = []
+
+    def try_lock():
+        if lock.acquire(blocking=False):
+            taken.append(True)
+            lock.release()
+
+    other = threading.Thread(target=try_lock)
+    other.start()
+    other.join()
+    return not taken
 
 
 @pytest.fixture(params=device_params())

@@ -10,7 +10,7 @@ import portgemm
 from portgemm.backends import transfers
 from portgemm.runtime import Queue
 
-from conftest import assert_close
+from conftest import assert_close, held_elsewhere
 
 SHAPES = [(1, 1, 1), (37, 29, 41), (300, 2000, 1100), (2100, 40, 3000)]  # > 8 MB: chunks
 
@@ -70,6 +70,33 @@ def test_staged_policy_stages_a_call_with_a_large_array(any_device, monkeypatch,
     a, b = operands(70, 90, 130)
     assert_close(portgemm.matmul(a, b, device=any_device), a, b)
     assert staged == staged_bytes
+
+
+def test_to_host_reads_a_device_array_back(device, monkeypatch):
+    """portgemm.to_host: a device array's values (into ``out`` when given), a numpy
+    array as it is; it holds the array's queue's lock meanwhile."""
+    import portgemm.memory as memory
+
+    a = operands(5, 3, 7)[0]
+    a_dev = portgemm.to_device(a, device)
+    assert np.array_equal(portgemm.to_host(a_dev), a)
+    out = np.full_like(a, np.nan)
+    assert portgemm.to_host(a_dev, out=out) is out and np.array_equal(out, a)
+    assert portgemm.to_host(a) is a
+    lock, held = Queue.for_device(device).lock, []
+
+    class Watched:  # a device array whose read notes whether its queue's lock is held
+        queue = a_dev.queue
+
+        def get(self, ary=None):
+            held.append(held_elsewhere(lock))
+            return a
+
+    is_device = memory.is_device_array
+    monkeypatch.setattr(memory, "is_device_array",
+                        lambda x: isinstance(x, Watched) or is_device(x))
+    portgemm.to_host(Watched())
+    assert held == [True]
 
 
 def test_device_arrays_stay_on_the_device(device):

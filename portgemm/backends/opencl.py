@@ -280,8 +280,9 @@ class OpenCLBackend:
                     params = resolved.impl.check(params, resolved.device, a.dtype.itemsize)
                 except ParameterError:
                     continue
-            result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
-                               wait=wait)
+            with queue.lock:  # calls from several threads take turns (Queue.lock)
+                result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
+                                   wait=wait)
             if result is not None:
                 result.source, result.reason = resolved.source, resolved.reason
                 return result
@@ -294,9 +295,13 @@ class OpenCLBackend:
 
     def run(self, resolved: Resolved, a, b, *, poison: float | None = None, out=None,
             wait: bool = True, queue: Queue | None = None) -> GemmResult:
-        """``queue``: another queue on the same device (the tuner's, to free programs)."""
-        result = run_gemm(queue or queue_for(resolved.device, a, b), resolved.impl,
-                          resolved.params, a, b, poison=poison, out=out, wait=wait)
+        """``queue``: another queue on the same device (the tuner's, to free programs).
+        Calls from several threads on one queue take turns (Queue.lock): a call of device
+        arrays only holds it while it queues its commands, others until C is back."""
+        queue = queue or queue_for(resolved.device, a, b)
+        with queue.lock:
+            result = run_gemm(queue, resolved.impl, resolved.params, a, b, poison=poison,
+                              out=out, wait=wait)
         result.source, result.reason = resolved.source, resolved.reason
         return result
 

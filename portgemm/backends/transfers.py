@@ -103,9 +103,7 @@ def empty_pinned(shape, dtype=np.float32, device: Any = None) -> np.ndarray:
     nbytes = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
     buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR,
                        size=nbytes)
-    mapped, _ = cl.enqueue_map_buffer(queue.cl_queue, buffer,
-                                      cl.map_flags.READ | cl.map_flags.WRITE, 0,
-                                      tuple(shape), dtype, is_blocking=True)
+    mapped = queue.map(buffer, cl.map_flags.READ | cl.map_flags.WRITE, tuple(shape), dtype)
     _pinned[mapped.ctypes.data] = (weakref.ref(mapped), nbytes)
     return mapped
 
@@ -124,7 +122,8 @@ def is_pinned(array: np.ndarray) -> bool:
 class Staging:
     """A queue's pinned staging buffers, two for uploads and two for downloads: buffers
     made with ALLOC_HOST_PTR and mapped for good; copies go from and to the mapped
-    pointers, which the driver knows to be page-locked (DMA at the bus's speed)."""
+    pointers, which the driver knows to be page-locked (DMA at the bus's speed). One
+    transfer uses them at a time (it holds the queue's lock: threads share them)."""
 
     def __init__(self, queue: Queue):
         import pyopencl as cl
@@ -134,9 +133,8 @@ class Staging:
         self.pending = [None] * 4  # the last copy from or into each buffer, across calls
         for _ in range(4):
             buffer = cl.Buffer(queue.context, flags, size=CHUNK_BYTES)
-            view, _ = cl.enqueue_map_buffer(queue.cl_queue, buffer,
-                                            cl.map_flags.READ | cl.map_flags.WRITE, 0,
-                                            (CHUNK_BYTES,), np.uint8, is_blocking=True)
+            view = queue.map(buffer, cl.map_flags.READ | cl.map_flags.WRITE, (CHUNK_BYTES,),
+                             np.uint8)
             self.buffers.append(buffer)
             self.host.append(view)
 
@@ -172,43 +170,41 @@ def _flat_bytes(array: np.ndarray) -> np.ndarray:
 
 def staged_upload(queue: Queue, host: np.ndarray, device_buffer) -> None:
     """Copy ``host`` (contiguous) into ``device_buffer`` through the pinned buffers."""
-    import pyopencl as cl
-
     source, staging = _flat_bytes(host), staging_for(queue)
-    for index, start in enumerate(range(0, source.nbytes, CHUNK_BYTES)):
-        slot = index % 2
-        if staging.pending[slot] is not None:
-            staging.pending[slot].wait()  # its last chunk is on the device: free to refill
-        size = min(CHUNK_BYTES, source.nbytes - start)
-        parallel_copy(staging.host[slot][:size], source[start:start + size])
-        # from the mapped pointer, never the buffer object: while mapped, a driver with a
-        # device-side copy of the buffer (NVIDIA's) does not see what was written there
-        staging.pending[slot] = cl.enqueue_copy(queue.cl_queue, device_buffer,
-                                                staging.host[slot][:size], dst_offset=start,
-                                                is_blocking=False)
+    with queue.lock:
+        for index, start in enumerate(range(0, source.nbytes, CHUNK_BYTES)):
+            slot = index % 2
+            if staging.pending[slot] is not None:
+                staging.pending[slot].wait()  # its last chunk is on the device: refill
+            size = min(CHUNK_BYTES, source.nbytes - start)
+            parallel_copy(staging.host[slot][:size], source[start:start + size])
+            # from the mapped pointer, never the buffer object: while mapped, a driver
+            # with a device-side copy of the buffer (NVIDIA's) does not see what was
+            # written there
+            staging.pending[slot] = queue.copy(device_buffer, staging.host[slot][:size],
+                                               dst_offset=start, is_blocking=False)
 
 
 def staged_download(queue: Queue, device_buffer, host: np.ndarray) -> None:
     """Copy ``device_buffer`` into ``host`` (C-contiguous) through the pinned buffers:
     the DMA of chunk i+1 runs while host threads copy chunk i out."""
-    import pyopencl as cl
-
     target, staging = _flat_bytes(host), staging_for(queue)
     starts = list(range(0, target.nbytes, CHUNK_BYTES))
 
     def fetch(index):
         slot, start = 2 + index % 2, starts[index]
         size = min(CHUNK_BYTES, target.nbytes - start)
-        return cl.enqueue_copy(queue.cl_queue, staging.host[slot][:size], device_buffer,
-                               src_offset=start, is_blocking=False)
+        return queue.copy(staging.host[slot][:size], device_buffer, src_offset=start,
+                          is_blocking=False)
 
-    pending = fetch(0) if starts else None
-    for index, start in enumerate(starts):
-        following = fetch(index + 1) if index + 1 < len(starts) else None
-        pending.wait()
-        size = min(CHUNK_BYTES, target.nbytes - start)
-        parallel_copy(target[start:start + size], staging.host[2 + index % 2][:size])
-        pending = following
+    with queue.lock:
+        pending = fetch(0) if starts else None
+        for index, start in enumerate(starts):
+            following = fetch(index + 1) if index + 1 < len(starts) else None
+            pending.wait()
+            size = min(CHUNK_BYTES, target.nbytes - start)
+            parallel_copy(target[start:start + size], staging.host[2 + index % 2][:size])
+            pending = following
 
 
 def respace(queue: Queue, source, target, count: int, values: int, itemsize: int, *,
@@ -216,10 +212,8 @@ def respace(queue: Queue, source, target, count: int, values: int, itemsize: int
     """Copy ``count`` runs of ``values`` values, ``source_pitch`` values apart in the
     device buffer ``source``, to ``target_pitch`` apart in ``target``: one rectangular
     copy, a run a row (the queue is in order: what follows waits for it)."""
-    import pyopencl as cl
-
-    return Event(cl.enqueue_copy(
-        queue.cl_queue, target, source, src_origin=(0, 0, 0), dst_origin=(0, 0, 0),
+    return Event(queue.copy(
+        target, source, src_origin=(0, 0, 0), dst_origin=(0, 0, 0),
         region=(values * itemsize, count, 1),
         src_pitches=(source_pitch * itemsize, source_pitch * itemsize * count),
         dst_pitches=(target_pitch * itemsize, target_pitch * itemsize * count)))
@@ -257,8 +251,8 @@ class Transfer:
             if data.offset:  # a view (rows 10 on, say): a kernel's argument starts at
                 # its buffer's start, so the view's bytes go to one of the queue's own
                 buffer = self.queue.allocator(max(1, data.nbytes))
-                cl.enqueue_copy(self.queue.cl_queue, buffer, data.base_data,
-                                byte_count=data.nbytes, src_offset=data.offset)
+                self.queue.copy(buffer, data.base_data, byte_count=data.nbytes,
+                                src_offset=data.offset)
                 return buffer
             return data.base_data
         self._host_inputs = True
@@ -275,7 +269,7 @@ class Transfer:
         if self._stages(data):
             staged_upload(self.queue, flat, buffer)
         else:
-            cl.enqueue_copy(self.queue.cl_queue, buffer, flat)
+            self.queue.copy(buffer, flat)
         return buffer
 
     def stack_input(self, stack, pitch: int) -> Any:
@@ -379,17 +373,17 @@ class Transfer:
         if self.policy == "svm":
             last.wait()
         elif self.policy == "host_ptr":
-            mapped, _ = cl.enqueue_map_buffer(self.queue.cl_queue, self._c_buffer,
-                                              cl.map_flags.READ, 0, self._c_host.shape,
-                                              self._c_host.dtype, is_blocking=True)
+            mapped = self.queue.map(self._c_buffer, cl.map_flags.READ, self._c_host.shape,
+                                    self._c_host.dtype)
             if mapped.ctypes.data != self._c_host.ctypes.data:  # a driver that copied
                 self._c_host[...] = mapped
-            mapped.base.release()
+            with self.queue.lock:
+                mapped.base.release()
         elif self._stages(self._c_host):
             last.wait()
             staged_download(self.queue, self._c_buffer, self._c_host)
         else:
-            cl.enqueue_copy(self.queue.cl_queue, self._c_host, self._c_buffer)
+            self.queue.copy(self._c_host, self._c_buffer)
         if self._c_stack is not None:
             c, pitch = self._c_stack
             c[...] = matrices(self._c_host, *c.shape, pitch)

@@ -111,7 +111,12 @@ class Queue:
         self._programs: OrderedDict = OrderedDict()  # least recently used first
         self._kernels: dict = {}  # (source, options, name) -> (kernel, its program's key)
         self._scalar_types: dict = {}  # kernel -> the scalar argument types it was given
-        self._lock = threading.RLock()
+        # One thread's commands at a time (the backend holds it through a whole call): a
+        # kernel's arguments are shared state until it is enqueued, and NVIDIA's driver
+        # crashed the process (a segfault) when threads copied operands to and from one
+        # queue at once, now and then still with each copy alone
+        # (bench/results/2026-11-27-gpu-threads)
+        self.lock = threading.RLock()
         self._allocator = None
         self._counters = None  # int32 zeros for ticket counters: see zeroed_counters
         self.builds = 0     # programs made by this queue (compiled or loaded from disk)
@@ -199,7 +204,7 @@ class Queue:
         finish, and the queue runs one kernel after another, so it is filled once."""
         import pyopencl as cl
 
-        with self._lock:
+        with self.lock:
             if self._counters is None or self._counters.size < 4 * count:
                 size = 4 * max(count, 1024)
                 buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
@@ -224,7 +229,7 @@ class Queue:
         """The built program for this source and options (built on first request)."""
         options = tuple(options) + self.device_options
         key = (source, options)  # a str caches its hash: cheap on every call
-        with self._lock:
+        with self.lock:
             program = self._programs.get(key)
             if program is not None:
                 self._programs.move_to_end(key)
@@ -295,7 +300,7 @@ class Queue:
         import pyopencl as cl
 
         key = (source, tuple(options), name)
-        with self._lock:
+        with self.lock:
             found = self._kernels.get(key)
             if found is not None:
                 kernel, program_key = found
@@ -311,7 +316,7 @@ class Queue:
 
         global_size, local_size = ndrange.opencl_sizes()
         scalar_types = tuple(a.dtype if isinstance(a, np.generic) else None for a in args)
-        with self._lock:  # a kernel's arguments are shared state until it is enqueued
+        with self.lock:
             if self._scalar_types.get(kernel) != scalar_types:
                 # declared once, pyopencl packs the scalars itself: 9 arguments in ~2 us
                 # instead of ~12 us for each numpy scalar it has to inspect
@@ -322,6 +327,24 @@ class Queue:
             kernel.set_args(*args)
             return Event(cl.enqueue_nd_range_kernel(
                 self.cl_queue, kernel, global_size, local_size, wait_for=wait_for))
+
+    def copy(self, destination, source, **options):
+        """``pyopencl.enqueue_copy`` on this queue (its arguments, blocking unless
+        ``is_blocking=False``), one thread at a time (:attr:`lock`)."""
+        import pyopencl as cl
+
+        with self.lock:
+            return cl.enqueue_copy(self.cl_queue, destination, source, **options)
+
+    def map(self, buffer, flags, shape: tuple[int, ...], dtype) -> np.ndarray:
+        """``buffer`` mapped into host memory as an array (blocking), one thread at a
+        time, as :meth:`copy`."""
+        import pyopencl as cl
+
+        with self.lock:
+            mapped, _ = cl.enqueue_map_buffer(self.cl_queue, buffer, flags, 0, shape, dtype,
+                                              is_blocking=True)
+        return mapped
 
     def to_device(self, array: np.ndarray):
         """A new device buffer holding a copy of ``array``'s memory, in its own order.
@@ -350,9 +373,7 @@ class Queue:
 
     def to_host(self, buffer, out: np.ndarray, wait_for=None) -> np.ndarray:
         """Copy ``buffer`` into the contiguous array ``out`` and wait for it."""
-        import pyopencl as cl
-
-        cl.enqueue_copy(self.cl_queue, out, buffer, wait_for=wait_for, is_blocking=True)
+        self.copy(out, buffer, wait_for=wait_for, is_blocking=True)
         return out
 
     def finish(self) -> None:
