@@ -87,7 +87,9 @@ class Queue:
     retrieved once, the last PROGRAMS_KEPT programs used kept in memory;
     ``Queue.for_device`` shares one queue per device. A program built before (in an
     earlier process, or dropped from memory) is loaded from the disk cache
-    (:mod:`portgemm.runtime.program_cache`) instead of being compiled again.
+    (:mod:`portgemm.runtime.program_cache`) instead of being compiled again. ``lock``
+    gives the queue to one thread at a time: portgemm holds it through a call and each
+    copy; threads that queue commands of their own here hold it around them.
     """
 
     _shared: dict = cache_dict("portgemm.runtime.queue.Queue._shared")
