@@ -107,6 +107,35 @@ def test_the_disk_cache_keeps_the_programs_used_last(tmp_path, monkeypatch):
     assert (tmp_path / "unrelated.txt").exists()
 
 
+def test_a_store_that_fails_leaves_no_file(tmp_path, monkeypatch):
+    """A write that fails half-way (a full disk) leaves nothing in the folder, which
+    trim, counting programs only, would never delete."""
+    import os
+
+    from portgemm.runtime import program_cache
+
+    monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(tmp_path))
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        def __init__(self, fd, mode):
+            self.file = real_fdopen(fd, mode)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, data):
+            self.file.write(data[:10])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(program_cache.os, "fdopen", FullDisk)
+    program_cache.store(None, "source", (), b"x" * 100)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_queues_of_other_code_are_kept_a_bounded_few(any_device, monkeypatch):
     """Each pyopencl queue that arrays come on is wrapped once and reused; past
     WRAPPED_KEPT the one used longest ago is dropped (a caller making a queue per task

@@ -20,6 +20,7 @@ in one folder portgemm owns, so pyopencl's is not used for portgemm's programs.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -75,6 +76,7 @@ def store(device, source: str, options: Sequence[str], binary: bytes) -> None:
     folder = cache_folder()
     if folder is None or not binary:
         return
+    tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".program-")
@@ -83,7 +85,9 @@ def store(device, source: str, options: Sequence[str], binary: bytes) -> None:
         os.replace(tmp, folder / (program_key(device, source, options) + SUFFIX))
         trim(folder)
     except OSError:
-        pass
+        if tmp is not None:  # a full disk, say: no half-written file left behind
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def trim(folder: Path, limit: int = CACHE_BYTES) -> None:
