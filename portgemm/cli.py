@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import NoReturn
 
+from . import files
+
 
 def one_line(message: str) -> str:
     """A possibly multi-line message as one line: 'first; second; third'."""
@@ -65,17 +67,9 @@ def writable_output(text: str, *, create_folders: bool = False) -> Path:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a
-    rename: the file is either the old one or the whole new one, never a part."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would not
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Write ``text`` to ``path`` atomically (:func:`portgemm.files.write_atomically`),
+    with the permissions a plain ``open()`` would give it."""
+    files.write_atomically(path, text, permissions=0o666 & ~_umask())
 
 
 def _umask() -> int:

@@ -109,9 +109,11 @@ def test_the_disk_cache_keeps_the_programs_used_last(tmp_path, monkeypatch):
 
 def test_a_store_that_fails_leaves_no_file(tmp_path, monkeypatch):
     """A write that fails half-way (a full disk) leaves nothing in the folder, which
-    trim, counting programs only, would never delete."""
+    trim, counting programs only, would never delete (files.write_atomically, which
+    every file portgemm writes goes through)."""
     import os
 
+    from portgemm import files
     from portgemm.runtime import program_cache
 
     monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(tmp_path))
@@ -131,7 +133,8 @@ def test_a_store_that_fails_leaves_no_file(tmp_path, monkeypatch):
             self.file.write(data[:10])
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(program_cache.os, "fdopen", FullDisk)
+    monkeypatch.setattr(files.os, "fdopen", FullDisk)
+    monkeypatch.setattr(program_cache, "program_key", lambda *args: "a")
     program_cache.store(None, "source", (), b"x" * 100)
     assert list(tmp_path.iterdir()) == []
 

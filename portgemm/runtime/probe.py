@@ -30,13 +30,12 @@ measured (before its kernels were corrected) is measured again, as is any device
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..files import write_atomically
 from .device import Device
 from .ndrange import NDRange
 from .queue import Queue
@@ -328,9 +327,6 @@ def _read(path: Path) -> dict:
 def _write(path: Path, data: dict) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probes-")
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1)
-        os.replace(tmp, path)
+        write_atomically(path, json.dumps(data, indent=1))
     except OSError:  # no writable cache: measured again next time
         pass

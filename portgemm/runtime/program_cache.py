@@ -20,13 +20,13 @@ in one folder portgemm owns, so pyopencl's is not used for portgemm's programs.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Sequence
+
+from ..files import write_atomically
 
 PROGRAM_CACHE_ENV_VAR = "PORTGEMM_PROGRAM_CACHE"
 SUFFIX = ".bin"
@@ -76,18 +76,12 @@ def store(device, source: str, options: Sequence[str], binary: bytes) -> None:
     folder = cache_folder()
     if folder is None or not binary:
         return
-    tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".program-")
-        with os.fdopen(fd, "wb") as f:
-            f.write(binary)
-        os.replace(tmp, folder / (program_key(device, source, options) + SUFFIX))
+        write_atomically(folder / (program_key(device, source, options) + SUFFIX), binary)
         trim(folder)
-    except OSError:
-        if tmp is not None:  # a full disk, say: no half-written file left behind
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    except OSError:  # a full disk leaves no half-written file (write_atomically)
+        pass
 
 
 def trim(folder: Path, limit: int = CACHE_BYTES) -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..auto.database import (DTYPES, FORMAT, VERSION, default_sources, forget_stamps, read_database, records, user_database_path)
 from ..auto.lookup import LEVELS, device_match, match_level, normalize
 from ..auto.shapes import SHAPE_CLASSES
+from ..files import write_atomically
 from ..runtime.device import Device
 from .results import TuneResult
 
@@ -57,7 +57,7 @@ def save_entries(path: str | os.PathLike | None, device: Device, entries: Iterab
         record["entries"].sort(key=lambda e: (SHAPE_CLASSES.index(e["shape_class"])
                                               if e.get("shape_class") in SHAPE_CLASSES else 9,
                                               e.get("dtype", ""), e.get("variant", "")))
-        _write_atomically(path, format_database(data))
+        write_atomically(path, format_database(data))
     forget_stamps()  # this process sees its own write at once
     return path
 
@@ -78,16 +78,6 @@ def _locked(path: Path) -> Iterator[None]:
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
-
-def _write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tuning-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def format_database(data: Mapping) -> str:

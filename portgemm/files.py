@@ -1,0 +1,28 @@
+"""Writing a file so that a reader sees the old one or the whole new one, never a part."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomically(path: Path, data: str | bytes, *, permissions: int | None = None) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` through a temporary file in the same
+    folder and a rename; ``permissions`` for the file (mkstemp makes it 0600). Where
+    anything fails (a full disk, say) the temporary file is removed and the error raised:
+    no half-written file is left behind."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if permissions is not None:
+            os.chmod(tmp, permissions)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
