@@ -1,6 +1,7 @@
 """A program is built once per (device, source, options); a kernel is retrieved once."""
 
 import dataclasses
+import os
 
 import numpy as np
 
@@ -87,31 +88,53 @@ def test_programs_past_the_limit_drop_the_least_recently_used(any_device, tmp_pa
 
 def test_the_disk_cache_keeps_the_programs_used_last(tmp_path, monkeypatch):
     """Past its bound the folder loses the files used longest ago, down to three
-    quarters of it; a load counts as a use."""
-    import os
-
+    quarters of it; a load counts as a use; files not its own stay."""
     from portgemm.runtime import program_cache
 
     for age, name in enumerate("abcdef"):  # a: the oldest, f: the newest
-        path = tmp_path / f"{name}{program_cache.SUFFIX}"
+        path = tmp_path / f"{name * 40}{program_cache.SUFFIX}"  # a key: 40 hex digits
         path.write_bytes(b"x" * 100)
         os.utime(path, ns=(age * 10**9, age * 10**9))
-    (tmp_path / "unrelated.txt").write_bytes(b"x" * 1000)  # not a program: left alone
+    for other in ("unrelated.txt", "notes.bin"):  # not programs: left alone
+        (tmp_path / other).write_bytes(b"x" * 1000)
+        os.utime(tmp_path / other, ns=(0, 0))
     program_cache.trim(tmp_path, limit=600)  # 600 bytes held: nothing to do
-    assert len(list(tmp_path.glob("*.bin"))) == 6
+    assert len(list(tmp_path.glob("*.bin"))) == 7
     monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(tmp_path))
-    monkeypatch.setattr(program_cache, "program_key", lambda *args: "a")
+    monkeypatch.setattr(program_cache, "program_key", lambda *args: "a" * 40)
     assert program_cache.load(None, "", ()) == b"x" * 100  # a is now the newest
     program_cache.trim(tmp_path, limit=500)  # over: down to 375 bytes, three files
-    assert sorted(p.stem for p in tmp_path.glob("*.bin")) == ["a", "e", "f"]
-    assert (tmp_path / "unrelated.txt").exists()
+    assert sorted(p.stem[0] for p in tmp_path.glob("*.bin") if p.stem != "notes") == [
+        "a", "e", "f"]
+    assert (tmp_path / "unrelated.txt").exists() and (tmp_path / "notes.bin").exists()
+
+
+def test_clearing_the_disk_cache_deletes_programs_only(any_device, tmp_path, monkeypatch):
+    """clear_caches(disk=True) deletes the programs of the folder PORTGEMM_PROGRAM_CACHE
+    names, never other files there (it deleted the whole folder), and the folder where
+    it is left empty."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("precious")
+    (mine / "notes.bin").write_bytes(b"mine too")
+    for folder, keeps in ((mine, {"notes.txt", "notes.bin"}), (tmp_path / "only", None)):
+        monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(folder))
+        portgemm.clear_caches()
+        a = np.ones((8, 8), np.float32)
+        portgemm.matmul(a, a, device=any_device)
+        assert any(name.endswith(".bin") and name not in (keeps or ())
+                   for name in os.listdir(folder))
+        portgemm.clear_caches(disk=True)
+        if keeps is None:
+            assert not folder.exists()
+        else:
+            assert set(os.listdir(folder)) == keeps
 
 
 def test_a_store_that_fails_leaves_no_file(tmp_path, monkeypatch):
     """A write that fails half-way (a full disk) leaves nothing in the folder, which
     trim, counting programs only, would never delete (files.write_atomically, which
     every file portgemm writes goes through)."""
-    import os
 
     from portgemm import files
     from portgemm.runtime import program_cache

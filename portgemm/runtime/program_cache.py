@@ -20,9 +20,10 @@ in one folder portgemm owns, so pyopencl's is not used for portgemm's programs.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import shutil
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -31,6 +32,9 @@ from ..files import write_atomically
 PROGRAM_CACHE_ENV_VAR = "PORTGEMM_PROGRAM_CACHE"
 SUFFIX = ".bin"
 CACHE_BYTES = 256 * 2**20
+KEY_LENGTH = 40  # hexadecimal digits of a program's file name
+_PROGRAM_FILE = re.compile(rf"[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}"
+                           rf"|\.[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}\..+")
 
 
 def cache_folder() -> Path | None:
@@ -52,7 +56,15 @@ def program_key(device, source: str, options: Sequence[str]) -> str:
                  device.platform_version, device.opencl_version, source, *options):
         digest.update(str(part).encode())
         digest.update(b"\0")
-    return digest.hexdigest()[:40]
+    return digest.hexdigest()[:KEY_LENGTH]
+
+
+def is_program_file(name: str) -> bool:
+    """Whether a file of the folder is one this module wrote: a program (its key and
+    SUFFIX) or what is left of writing one (write_atomically's ``.<name>.<random>``).
+    Nothing else is ever trimmed or cleared: ``PORTGEMM_PROGRAM_CACHE`` may name a folder
+    that holds other files too."""
+    return _PROGRAM_FILE.fullmatch(name) is not None
 
 
 def load(device, source: str, options: Sequence[str]) -> bytes | None:
@@ -89,7 +101,7 @@ def trim(folder: Path, limit: int = CACHE_BYTES) -> None:
     bytes, down to three quarters of it (so the next stores do not trim again at once)."""
     files = []
     for entry in os.scandir(folder):
-        if entry.name.endswith(SUFFIX):
+        if is_program_file(entry.name) and entry.name.endswith(SUFFIX):
             try:
                 info = entry.stat()
             except OSError:  # removed meanwhile (another process trimming)
@@ -118,6 +130,14 @@ def forget(device, source: str, options: Sequence[str]) -> None:
 
 
 def clear_disk_cache() -> None:
+    """Delete the programs of the folder (:func:`is_program_file`), and the folder where
+    that leaves it empty."""
     folder = cache_folder()
-    if folder is not None and folder.is_dir():
-        shutil.rmtree(folder, ignore_errors=True)
+    if folder is None or not folder.is_dir():
+        return
+    for entry in os.scandir(folder):
+        if is_program_file(entry.name):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # only when empty
