@@ -358,6 +358,22 @@ def test_invalid_entries_are_skipped_with_reason(tmp_path):
     assert later.source == "shipped" and "cannot read tuning database" in later.reason
 
 
+def test_entries_of_the_wrong_types_are_skipped(tmp_path):
+    """A database edited by hand: fields of the wrong JSON type are skipped with a note,
+    never a TypeError from the lookup (sizes 5 or [5], a variant or class as a list)."""
+    dev = fake_device()
+    match = {"vendor": "Acme Inc.", "name": "Acme Turbo 9000", "driver_version": "1.2.3"}
+    good = entry(gflops=1.0, tile_y=4, tile_x=2, wg_y=4, wg_x=8)
+    wrong = [{**good, "gflops": 9.0, "sizes": 5}, {**good, "gflops": 9.0, "sizes": [5]},
+             {**good, "gflops": 9.0, "variant": ["tiled"]},
+             {**good, "gflops": 9.0, "shape_class": ["large"]},
+             {**good, "gflops": 9.0, "params": [1, 2]}, "tiled"]
+    dbfile = write_db(tmp_path / "db.json", [{"match": match, "entries": wrong + [good]}])
+    chosen = choose(dev, 1024, 1024, 1024, sources=[("user", dbfile)])
+    assert chosen.source == "user" and chosen.params == good["params"]
+    assert chosen.reason.count("skipped") == len(wrong)
+
+
 def test_known_params_for_warm_start(acme_dbs):
     dev, sources, _ = acme_dbs
     known = known_params(dev, "tiled", 4, sources)

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ..caches import cache_dict, memoize
 from ..errors import PortgemmError
@@ -200,12 +200,27 @@ def records(sources: Sequence[tuple[str, Path]],
                 continue
             good = []
             for entry in found:
-                try:
-                    entry["variant"], entry["shape_class"], entry["dtype"]
-                    dict(entry["params"])
-                except (KeyError, TypeError, ValueError):
-                    notes.append(f"{label} entry in {path} skipped: needs variant, "
-                                 f"shape_class, dtype and params")
+                problem = entry_problem(entry)
+                if problem:
+                    notes.append(f"{label} entry in {path} skipped: {problem}")
                     continue
                 good.append(Entry(match, entry, label, Path(path)))
             yield label, Path(path), match, good
+
+
+def entry_problem(entry: Any) -> str:
+    """Why an entry of a database is malformed ('' when it is not): a variant, shape
+    class and dtype that are strings, params a mapping, and sizes (where present) a list
+    of M, N, K lists of whole numbers."""
+    if not isinstance(entry, Mapping):
+        return f"an entry is a mapping, not {type(entry).__name__}"
+    needed = ("variant", "shape_class", "dtype")
+    if not all(isinstance(entry.get(key), str) for key in needed) or not isinstance(
+            entry.get("params"), Mapping):
+        return "needs variant, shape_class and dtype (strings) and params (a mapping)"
+    sizes = entry.get("sizes", [])
+    if not (isinstance(sizes, list) and all(
+            isinstance(size, list) and all(isinstance(x, int) for x in size)
+            for size in sizes)):
+        return f"sizes must be a list of [M, N, K] lists, not {sizes!r}"
+    return ""
