@@ -349,6 +349,20 @@ def test_stray_icd_in_the_private_folder_is_removed(tmp_path, monkeypatch):
     assert os.listdir(folder) == ["a.icd"]
 
 
+def test_a_damaged_icd_file_is_written_anew(tmp_path, monkeypatch):
+    """A .icd file that is not UTF-8 (a disk error, an edit) raised UnicodeDecodeError
+    from every later process; in our folder it is written anew, in another left alone."""
+    monkeypatch.setattr(drivers, "_cache_base", lambda: str(tmp_path))
+    folder = drivers._write_vendors_dir({"a.icd": "/lib/liba.so"})
+    (tmp_path / os.path.basename(folder) / "a.icd").write_bytes(b"\xff\xfe garbage\n")
+    other = tmp_path / "icd-vendors-0000000000000000"
+    other.mkdir(mode=0o700)
+    (other / "b.icd").write_bytes(b"\xff\xfe garbage\n")
+    assert drivers._write_vendors_dir({"a.icd": "/lib/liba.so"}) == folder
+    assert (tmp_path / os.path.basename(folder) / "a.icd").read_text() == "/lib/liba.so\n"
+    assert (other / "b.icd").exists()
+
+
 @pytest.mark.parametrize("version, flags, refused", [
     ("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-znver3", {"avx2", "avx512f"}, True),
     ("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-znver3", {"avx2"}, False),

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from ..files import write_atomically
 from .libraries import find_library, load_library
 
 SYSTEM_VENDORS_DIR = "/etc/OpenCL/vendors"
@@ -253,7 +254,8 @@ def _remove_dead_folders(kept: Path) -> None:
         if folder == kept or folder.is_symlink() or not folder.is_dir():
             continue
         try:
-            libraries = [icd.read_text().strip() for icd in folder.glob("*.icd")]
+            libraries = [icd.read_text(errors="replace").strip()
+                         for icd in folder.glob("*.icd")]
         except OSError:
             continue
         if libraries and all(os.path.isabs(lib) and not os.path.exists(lib)
@@ -286,10 +288,9 @@ def _fill(folder: Path, icd_lines: dict[str, str]) -> None:
     (concurrent processes never see half a file); any other .icd there is removed."""
     for file_name, library in icd_lines.items():
         target = folder / file_name
-        if not target.exists() or target.read_text().strip() != library:
-            tmp = folder / f".{file_name}.{os.getpid()}.{threading.get_ident()}"
-            tmp.write_text(library + "\n")
-            tmp.replace(target)
+        # a damaged file (not UTF-8, say) reads as something else, and is written anew
+        if not target.exists() or target.read_text(errors="replace").strip() != library:
+            write_atomically(target, library + "\n")
     for stale in folder.glob("*.icd"):
         if stale.name not in icd_lines:
             stale.unlink()
