@@ -324,6 +324,18 @@ def test_unwritable_cache_gives_a_fresh_private_temporary_folder(tmp_path):
 
 
 @pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+def test_a_product_runs_where_no_cache_folder_can_be_made(tmp_path):
+    """pyopencl's invoker cache (pytools, in the same cache folder) raised
+    PermissionError at the first kernel of a process whose cache folder cannot be
+    written; it is turned off there instead (runtime/invoker_cache.py)."""
+    code = ("import numpy as np, portgemm; a = np.arange(12.0, dtype=np.float32)"
+            ".reshape(3, 4); print(float(abs(portgemm.matmul(a, a.T, device='intel')"
+            " - a @ a.T).max()))")
+    environment = registering_environment(tmp_path, unwritable_cache(tmp_path))
+    assert float(run_fresh(code, **environment).strip().splitlines()[-1]) == 0.0
+
+
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
 def test_cache_folder_others_can_write_is_not_used(tmp_path):
     cache = tmp_path / "cache"
     (cache / "portgemm").mkdir(parents=True)

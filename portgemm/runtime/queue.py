@@ -28,7 +28,7 @@ import numpy as np
 
 from ..caches import cache_dict
 from ..errors import BuildError, ForkedProcessError
-from . import pocl_target, program_cache
+from . import invoker_cache, pocl_target, program_cache
 from . import ptx as ptx_route
 from .device import Device
 from .ndrange import NDRange
@@ -98,6 +98,7 @@ class Queue:
     _every: weakref.WeakSet = weakref.WeakSet()  # to mark them in a forked child
 
     def __init__(self, device: DeviceSpec = None, *, cl_queue=None):
+        invoker_cache.settle()  # before pyopencl makes its first kernel
         import pyopencl as cl
 
         if cl_queue is None:
