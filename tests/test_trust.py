@@ -135,6 +135,7 @@ def test_devices_bad_select_is_a_usage_error(capsys):
     (["--sizes", "8", "--variant", "tiled", "--param", "tile_q=1,2"], "no parameter tile_q"),
     (["--sizes", "8", "--variant", "tiled", "--param", "tile_y="], "--param"),
     (["--sizes", "8", "--variant", "tiled", "--restrict", "tile_y <"], "--restrict"),
+    (["--sizes", "8", "--variant", "tiled", "--restrict", "tile_q > 1"], "no parameter tile_q"),
     (["--sizes", "8", "--variant", "tiled", "--reps", "0"], "--reps"),
     (["--sizes", "8", "--variant", "tiled", "--fraction", "0"], "--fraction"),
     (["--sizes", "8", "--variant", "tiled", "--budget", "-1"], "--budget"),

@@ -181,9 +181,10 @@ def checked_arguments(parser: Parser, args):
             raise ValueError(f"--sizes {args.sizes!r}: {exc}") from None
         if not sizes:
             raise ValueError("--sizes names no shape")
+        restrictions = []
         for expression in args.restrict:
             try:
-                compile(expression, "--restrict", "eval")
+                restrictions.append(compile(expression, "--restrict", "eval"))
             except SyntaxError as exc:
                 raise ValueError(f"--restrict {expression!r} is not an expression: "
                                  f"{exc.msg}") from None
@@ -193,6 +194,12 @@ def checked_arguments(parser: Parser, args):
         variants = [get_variant(name) for name in names]
         for variant in variants:
             search_space(variant, search_space_of(args, variant))  # unknown parameter names
+            known = {*variant.defaults, *variant.space, "min", "max"}
+            for expression, code in zip(args.restrict, restrictions):
+                unknown = sorted(set(code.co_names) - known)
+                if unknown:  # every point would fail it: nothing would be measured
+                    raise ValueError(f"--restrict {expression!r}: variant {variant.name!r} "
+                                     f"has no parameter {', '.join(unknown)}")
         database = args.database or (user_database_path() if args.save else None)
         cache = None if args.no_cache else (args.cache or default_cache_file())
         for path in (database, cache) if variants or args.quick else ():  # written by tuning
