@@ -71,8 +71,20 @@ def test_bench_runs_on_the_device_portgemm_device_names(tmp_path):
 
 # --- 2. command lines: one line and status 2 for a mistake, checked before any work -----
 
+def test_bench_sizes_past_the_machines_memory_are_a_mistake(capsys, monkeypatch):
+    """Operands and their float64 reference that the host cannot hold: one line and
+    status 2 (numpy's MemoryError was a traceback), the machine's memory named."""
+    from portgemm.bench import runner
+
+    monkeypatch.setattr(runner, "_physical_memory", lambda: 2**30)  # a 1 GiB machine
+    monkeypatch.setattr(bench, "run", lambda args: pytest.fail("the run started"))
+    line = assert_usage_error(lambda: bench.main(["--sizes", "8192"]), capsys)
+    assert "2.5 GiB of host memory" in line and "this machine has 1.0 GiB" in line
+
+
 @pytest.mark.parametrize("args, says", [
     (["--sizes", "0"], "--sizes"),
+    (["--sizes", "1x1x4000000000"], "32-bit index limit"),
     (["--sizes", "-5"], "--sizes"),
     (["--sizes", "abc"], "--sizes"),
     (["--sizes", "8x8"], "--sizes"),

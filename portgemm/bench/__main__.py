@@ -22,7 +22,7 @@ from ..cli import (Parser, check_minimums, stdout_closed_quietly, writable_outpu
 from ..errors import PortgemmError
 from .references import (ReferenceTiming, numpy_call_ms, time_clblast, time_cublas,
                          time_numpy)
-from .runner import RECORD_FIELDS, BenchRecord, bench_case, parse_sizes
+from .runner import RECORD_FIELDS, BenchRecord, bench_case, check_sizes_fit, parse_sizes
 from .targets import Target, check_variant_names, parse_targets, variants_for
 
 PROG = "python -m portgemm.bench"
@@ -70,6 +70,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                        ("--seed", args.seed, 0))
         try:
             args.shapes = parse_sizes(args.sizes)
+            check_sizes_fit(args.shapes, np.dtype(args.dtype).itemsize)
         except ValueError as exc:
             raise ValueError(f"--sizes: {exc}") from None
         args.requested = requested_params(args)

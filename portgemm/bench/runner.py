@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 import time
@@ -12,7 +13,7 @@ import numpy as np
 
 from ..api import gemm
 from ..errors import BuildError, ParameterError
-from ..operands import layout_of
+from ..operands import MAX_ELEMENTS, layout_of
 from .targets import Target
 from ..verify import relative_error, tolerance
 
@@ -67,6 +68,31 @@ def parse_sizes(text: str) -> list[tuple[int, int, int]]:
         if min(shapes[-1]) < 1:
             raise ValueError(f"size {item!r} has a dimension below 1")
     return shapes
+
+
+def check_sizes_fit(shapes, itemsize: int) -> None:
+    """ValueError for a shape no run could hold: a matrix past the kernels' 32-bit index
+    limit, or operands and their float64 reference (about (MK + KN) (itemsize + 8) +
+    MN (8 + 2 itemsize) bytes) past this machine's memory (numpy failed with a
+    traceback, allocating them)."""
+    memory = _physical_memory()
+    for m, n, k in shapes:
+        if max(m * k, k * n, m * n) > MAX_ELEMENTS:
+            raise ValueError(f"size {m}x{n}x{k}: a matrix of more than {MAX_ELEMENTS} "
+                             f"values, past the kernels' 32-bit index limit")
+        needed = (m * k + k * n) * (itemsize + 8) + m * n * (8 + 2 * itemsize)
+        if memory and needed > memory:
+            raise ValueError(f"size {m}x{n}x{k} needs about {needed / 2**30:.1f} GiB of host "
+                             f"memory (operands and their float64 reference); this "
+                             f"machine has {memory / 2**30:.1f} GiB")
+
+
+def _physical_memory() -> int | None:
+    """Bytes of physical memory, None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 # turn_about: blocks of runs a side, and the pause before each block that lets the other
