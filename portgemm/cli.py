@@ -48,6 +48,8 @@ def writable_output(text: str, *, create_folders: bool = False) -> Path:
     """``text`` as a path a file can be written to; ValueError saying why not (a missing
     folder, a folder in its place, no permission). ``create_folders``: missing folders
     will be made by the writer, so the nearest existing one must be writable."""
+    if not text.strip():
+        raise ValueError("an empty path names no file")
     path = Path(text).expanduser()
     if path.is_dir():
         raise ValueError(f"{text} is a folder, not a file")

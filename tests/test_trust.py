@@ -99,6 +99,7 @@ def test_bench_sizes_past_the_machines_memory_are_a_mistake(capsys, monkeypatch)
     (["--seed", "-1"], "--seed"),
     (["--json", "/nonexistent/x.json"], "/nonexistent"),
     (["--csv", "."], "is a folder"),
+    (["--json", ""], "empty path"),
     (["--no-such-option"], "unrecognized"),
 ])
 def test_bench_mistakes_are_one_line_and_status_2_before_any_work(args, says, capsys,

@@ -121,8 +121,9 @@ def test_resumes_from_cache_file(device, tmp_path):
     assert again.measured == 0 and again.from_cache == 4
     assert again.best.params == first.best.params
     assert again.best.kernel_ms == first.best.kernel_ms
-    with open(cache, "a") as f:
-        f.write('{"key": "cut short by an interr')  # an interrupted write is ignored
+    with open(cache, "ab") as f:  # damaged lines are ignored: bytes that are not
+        f.write(b"\xb0\xff\n" + b"[" * 100000 + b"\n")  # UTF-8, JSON nested too deep,
+        f.write(b'{"key": "cut short by an interr')  # an interrupted write
     rest = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, progress=False,
                 cache_file=cache)
     assert rest.measured == 5 and rest.from_cache == 4
@@ -355,6 +356,10 @@ def test_invalid_entries_are_skipped_with_reason(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     later = choose(dev, 1024, 1024, 1024, sources=[("user", broken), ("shipped", dbfile)])
+    assert later.source == "shipped" and "cannot read tuning database" in later.reason
+    nested = tmp_path / "nested.json"  # JSON nested past Python's stack: RecursionError
+    nested.write_text("[" * 100000 + "]" * 100000)
+    later = choose(dev, 1024, 1024, 1024, sources=[("user", nested), ("shipped", dbfile)])
     assert later.source == "shipped" and "cannot read tuning database" in later.reason
 
 

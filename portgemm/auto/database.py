@@ -148,7 +148,7 @@ def read_database(path: str | os.PathLike, *, fresh: bool = False) -> dict:
         return cached[1]
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # (JSON nested past Python's stack)
         raise DatabaseError(f"cannot read tuning database {path}: {exc}") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise DatabaseError(f"{path} is not a portgemm tuning database "

@@ -111,8 +111,8 @@ def _tile(text: str) -> tuple[int, int]:
 
 def _outputs(args) -> dict:
     """The output files named, checked writable now rather than after the whole run."""
-    outputs = {fmt: writable_output(path) for fmt, path in (("json", args.json),
-                                                             ("csv", args.csv)) if path}
+    named = (("json", args.json), ("csv", args.csv))
+    outputs = {fmt: writable_output(path) for fmt, path in named if path is not None}
     if len(outputs) == 2 and outputs["json"].resolve() == outputs["csv"].resolve():
         raise ValueError(f"--json and --csv name the same file {args.json}")
     return outputs

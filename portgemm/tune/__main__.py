@@ -164,14 +164,14 @@ def checked_arguments(parser: Parser, args):
             raise ValueError("--quick picks its own variant: leave out --variant and --model")
         if args.u_sm is not None and not 0 < args.u_sm <= 1:
             raise ValueError(f"--u-sm must be in (0, 1], got {args.u_sm:g}")
-        if (args.constants or args.sweep or args.json) and args.model is None:
+        if (args.constants or args.sweep or args.json is not None) and args.model is None:
             raise ValueError("--constants, --sweep and --json go with --model")
         if args.rounds > 1 and not args.sweep:
             raise ValueError("--rounds goes with --model --sweep")
         if args.model is not None and any(len(values) != 1 for _, values in args.param):
             raise ValueError("with --model, each --param gives one value (the sweep's "
                              "parameters besides GS and BS)")
-        if args.json:
+        if args.json is not None:
             writable_output(args.json)
         try:
             default_sizes = [(QUICK_SIZE,) * 3] if args.quick else [PAPER_SIZE]

@@ -40,7 +40,8 @@ class MeasurementCache:
         self.path = Path(path) if path is not None else None
         self.records: dict[str, dict] = {}
         if self.path is not None and self.path.exists():
-            with open(self.path, encoding="utf-8") as f:
+            # a damaged line (bytes that are not UTF-8, say) is skipped like a short one
+            with open(self.path, encoding="utf-8", errors="replace") as f:
                 for line in f:
                     line = line.strip()
                     if not line:
@@ -48,7 +49,7 @@ class MeasurementCache:
                     try:
                         record = json.loads(line)
                         self.records[record["key"]] = record
-                    except (ValueError, KeyError, TypeError):
+                    except (ValueError, KeyError, TypeError, RecursionError):
                         continue  # a line cut short by an interrupted run
 
     def get(self, key: str) -> dict | None:
