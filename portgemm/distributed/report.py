@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..memory import to_host
 from ..verify import reference, relative_error, tolerance
 from .api import BLOCK_PARTITIONS, block_layout, gemm, gemm_blocks
 from .clock import Clock
@@ -32,7 +33,7 @@ from .layout import even_ranges, span
 from .local import LocalSetup, timed_product
 from .model import volume
 from .packing import gather_blocks
-from .resident import to_host, upload_block
+from .resident import upload_block
 from .transport import Transport
 
 # --operands auto: the partitions that start from blocks already on their ranks
@@ -189,7 +190,7 @@ class Comparison:
     def _whole_c(self, result) -> np.ndarray | None:
         """C on rank 0 for the check, after the timed calls: a device C is downloaded,
         and C left in blocks (``gemm_blocks`` but splitk) is gathered here."""
-        c = to_host(result.c)
+        c = None if result.c is None else to_host(result.c)
         if result.c_block is None:
             return c
         layout = block_layout(result.m, result.n, result.k, self.size, result.partition)

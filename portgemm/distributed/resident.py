@@ -234,8 +234,3 @@ def upload_block(block: np.ndarray, device: Any) -> Any:
     from ..memory import to_device
 
     return to_device(np.ascontiguousarray(block), device)
-
-
-def to_host(c: Any) -> Any:
-    """C's values in a numpy array (device arrays are downloaded; None stays None)."""
-    return c.get() if is_device_array(c) else c
