@@ -41,7 +41,10 @@ def host_arrays_only(a, b, backend: str) -> None:
 def check_out(out, shape: tuple[int, ...], dtype) -> None:
     """``out`` must be a writable array of C's shape (M, N) and the operands' dtype; a
     device array must also be C-contiguous (a numpy array of any layout receives C
-    through a copy: :func:`written_apart`)."""
+    through a copy: :func:`written_apart`); TypeError for anything else, as numpy's."""
+    if not (isinstance(out, np.ndarray) or is_device_array(out)):
+        raise TypeError(f"out must be an array (numpy's, or a device array), got "
+                        f"{type(out).__name__}")
     if tuple(out.shape) != tuple(shape) or out.dtype != dtype:
         raise ParameterError(f"out must be a {tuple(shape)} {np.dtype(dtype)} array, "
                              f"got {tuple(out.shape)} {out.dtype}")

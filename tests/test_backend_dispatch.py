@@ -35,6 +35,8 @@ def test_host_params_and_errors():
         portgemm.matmul(a, a, backend="host", variant="tiled")
     with pytest.raises(ValueError, match="host CPU"):
         portgemm.matmul(a, a, backend="host", device="gpu")
+    with pytest.raises(TypeError, match="host CPU"):  # no device spec at all, as OpenCL's
+        portgemm.matmul(a, a, backend="host", device=5)
     with pytest.raises(ValueError, match="backends: opencl, host, dpex"):
         portgemm.matmul(a, a, backend="cuda")
     assert portgemm.variants(backend="host") == list(HOST_VARIANTS)

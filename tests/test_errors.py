@@ -41,6 +41,15 @@ def test_mixed_dtypes_raise_type_error(any_device):
         portgemm.matmul(ones(2, 2), ones(2, 2, dtype=np.float64), device=any_device)
 
 
+@pytest.mark.parametrize("backend", ["opencl", "host"])
+def test_out_that_is_no_array_is_a_type_error(any_device, backend):
+    """As numpy's: an AttributeError ('list' object has no attribute 'shape') before."""
+    a = np.ones((3, 3), np.float32)
+    with pytest.raises(TypeError, match="out must be an array"):
+        portgemm.matmul(a, a, out=[0], backend=backend,
+                        device=any_device if backend == "opencl" else None)
+
+
 def test_unknown_variant(any_device):
     with pytest.raises(portgemm.ParameterError, match="registered variants: .*naive"):
         portgemm.matmul(ones(2, 2), ones(2, 2), device=any_device, variant="magic")

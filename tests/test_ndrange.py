@@ -46,6 +46,43 @@ def test_mismatched_dimensions():
         NDRange((4, 4), (4,))
 
 
+def test_numpy_integers_are_sizes():
+    """np.int64(8) is a size, as 8 is (it was taken for a sequence and refused)."""
+    assert Range(np.int64(8)).sizes == (8,) and Range([np.int32(3), 2]).sizes == (3, 2)
+    assert NDRange(np.prod([4, 8]), np.int64(4)).opencl_sizes() == ((32,), (4,))
+
+
+@pytest.mark.parametrize("bad", [lambda: Range(2.7, 4), lambda: Range(2.5),
+                                 lambda: NDRange(8.0, 4), lambda: Range("12"),
+                                 lambda: NDRange((8.9,), (4,)), lambda: Range(True)])
+def test_sizes_that_are_not_integers_are_refused(bad):
+    """A float was cut (Range(2.7, 4) gave (2, 4)) and a string parsed digit by digit
+    (Range('12') gave (1, 2)); both are TypeError now."""
+    with pytest.raises(TypeError, match="integer"):
+        bad()
+
+
+def test_covering_with_mismatched_dimensions():
+    with pytest.raises(ValueError, match="differ in dimensions"):
+        NDRange.covering((10, 3), 4)  # an IndexError before
+
+
+def test_queue_arguments_of_the_wrong_kind(any_device):
+    """One option as a string is that option (its characters made a build fail); a
+    launch wants an NDRange (an AttributeError from inside before); a negative buffer
+    size is refused (it made a 1-byte buffer)."""
+    queue = Queue(any_device)
+    kernel = queue.kernel("__kernel void fill(__global int *x) { x[get_global_id(0)] = X; }",
+                          "fill", "-DX=7")
+    x = queue.empty(16)
+    with pytest.raises(TypeError, match="NDRange"):
+        queue.submit(kernel, Range(4), x)
+    queue.submit(kernel, NDRange(4, 4), x).wait()
+    assert queue.to_host(x, np.empty(4, np.int32)).tolist() == [7] * 4
+    with pytest.raises(ValueError):
+        queue.empty(-5)
+
+
 def test_user_kernel_sees_sycl_order(any_device):
     """A kernel's get_global_id(0) is the LAST SYCL dimension (fastest varying)."""
     queue = Queue(any_device)

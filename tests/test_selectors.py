@@ -1,7 +1,9 @@
 """Selector logic on fabricated device lists (no OpenCL needed)."""
 
+import numpy as np
 import pytest
 
+import portgemm
 from portgemm import DeviceNotFoundError, select_device
 from portgemm.runtime import select_devices
 from portgemm.runtime.device import Device
@@ -52,6 +54,18 @@ def test_callable_highest_score_wins_negative_rejects():
     assert select_device(lambda d: 5 if "Arc" in d.name else 1, ALL) == ARC
     with pytest.raises(DeviceNotFoundError):
         select_device(lambda d: -1, ALL)
+
+
+@pytest.mark.parametrize("score", [lambda d: "x", lambda d: 1j, lambda d: np.array([1, 2])])
+def test_a_score_that_is_no_number_is_named(score):
+    with pytest.raises(TypeError, match="returns a number"):
+        select_device(score, ALL)
+
+
+def test_get_devices_takes_no_selector():
+    """get_devices("gpu") took the string for refresh=True and listed every device."""
+    with pytest.raises(TypeError):
+        portgemm.get_devices("gpu")
 
 
 def test_device_object_passes_through():

@@ -21,6 +21,7 @@ from ..errors import ParameterError
 from ..operands import host_arrays_only
 from ..parallel import default_num_threads
 from ..result import GemmResult
+from ..runtime.device import Device
 from . import Resolved
 from .serial import SERIAL_ALGORITHMS
 from .threads import PARTITIONS, gemm_threads
@@ -103,7 +104,10 @@ class HostBackend:
 
     def device(self, spec: Any = None) -> HostDevice:
         if spec is not None and spec != "host" and not isinstance(spec, HostDevice):
-            raise ParameterError(f"the host backend runs on the host CPU; got device={spec!r}")
+            # as select_device answers: what is no device spec at all is a TypeError
+            is_spec = isinstance(spec, (str, Device)) or callable(spec)
+            error = ParameterError if is_spec else TypeError
+            raise error(f"the host backend runs on the host CPU; got device={spec!r}")
         return host_device()
 
     def devices(self, spec: str | None = None) -> list[HostDevice]:

@@ -72,7 +72,7 @@ class Device:
 _enumerated: dict = cache_dict("portgemm.runtime.device.get_devices")
 
 
-def get_devices(refresh: bool = False) -> list[Device]:
+def get_devices(*, refresh: bool = False) -> list[Device]:
     """Every OpenCL device present, in platform order, each listed once.
 
     Drivers installed by pip or present but unregistered are made visible first

@@ -7,19 +7,37 @@ exactly one place, :meth:`NDRange.opencl_sizes`, so kernels written for portgemm
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from math import prod
 
 
+def _one_size(value, what: str) -> int:
+    """An integer size (Python's, numpy's: anything with ``__index__``); TypeError for a
+    float, a string and the like, which ``int()`` would have cut or parsed."""
+    if isinstance(value, bool):
+        raise TypeError(f"a {what} size must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"a {what} size must be an integer, got {value!r}") from None
+
+
 def _sizes(values, what: str) -> tuple[int, ...]:
-    if isinstance(values, int):
+    if _is_integer(values):
         values = (values,)
-    sizes = tuple(int(v) for v in values)
+    elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"a {what} is 1 to 3 integers, got {values!r}")
+    sizes = tuple(_one_size(v, what) for v in values)
     if not 1 <= len(sizes) <= 3:
         raise ValueError(f"a {what} has 1 to 3 dimensions, got {len(sizes)}")
     if any(v < 1 for v in sizes):
         raise ValueError(f"every {what} size must be >= 1, got {sizes}")
     return sizes
+
+
+def _is_integer(value) -> bool:
+    return hasattr(value, "__index__") and not isinstance(value, bool)
 
 
 def round_up(value: int, multiple: int) -> int:
@@ -34,8 +52,8 @@ class Range:
     sizes: tuple[int, ...]
 
     def __init__(self, *sizes):
-        if len(sizes) == 1 and not isinstance(sizes[0], int):
-            sizes = tuple(sizes[0])
+        if len(sizes) == 1 and not _is_integer(sizes[0]):
+            sizes = sizes[0]  # Range((8, 4)) as Range(8, 4)
         object.__setattr__(self, "sizes", _sizes(sizes, "range"))
 
     @property
@@ -81,6 +99,8 @@ class NDRange:
     def covering(cls, extent, local) -> "NDRange":
         """The smallest NDRange whose global range covers ``extent`` (rounded up)."""
         e, l = Range(extent), Range(local)
+        if e.dims != l.dims:
+            raise ValueError(f"extent {e.sizes} and local {l.sizes} differ in dimensions")
         return cls(tuple(round_up(e[i], l[i]) for i in range(e.dims)), l)
 
     @property

@@ -230,6 +230,8 @@ class Queue:
 
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""
+        if isinstance(options, str):  # one option, not its characters
+            options = (options,)
         options = tuple(options) + self.device_options
         key = (source, options)  # a str caches its hash: cheap on every call
         with self.lock:
@@ -302,6 +304,8 @@ class Queue:
         """The kernel ``name`` of a program, retrieved once and reused."""
         import pyopencl as cl
 
+        if isinstance(options, str):  # one option, not its characters
+            options = (options,)
         key = (source, tuple(options), name)
         with self.lock:
             found = self._kernels.get(key)
@@ -317,6 +321,9 @@ class Queue:
         """Enqueue ``kernel(*args)`` over ``ndrange``; scalars must be numpy-typed."""
         import pyopencl as cl
 
+        if not isinstance(ndrange, NDRange):
+            raise TypeError(f"submit takes an NDRange (a global and a local range, "
+                            f"NDRange(64, 16) say), got {ndrange!r}")
         global_size, local_size = ndrange.opencl_sizes()
         scalar_types = tuple(a.dtype if isinstance(a, np.generic) else None for a in args)
         with self.lock:
@@ -363,9 +370,11 @@ class Queue:
         return cl.Buffer(self.context, flags, hostbuf=np.ravel(array, order="K"))
 
     def empty(self, nbytes: int):
-        """An uninitialised device buffer of ``nbytes`` (at least 1 byte)."""
+        """An uninitialised device buffer of ``nbytes`` (0 gives 1 byte)."""
         import pyopencl as cl
 
+        if nbytes < 0:
+            raise ValueError(f"a buffer of {nbytes} bytes")
         return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(int(nbytes), 1))
 
     def fill(self, buffer, value: np.generic, nbytes: int) -> Event:

@@ -20,6 +20,7 @@ alone would be ambiguous across platforms, so it is written ``"opencl:0"`` or ``
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import Callable, Sequence, Union
 
@@ -95,6 +96,9 @@ def _by_score(score: Callable[[Device], float], devices: Sequence[Device]) -> De
     best, best_score = None, None
     for device in devices:
         value = score(device)
+        if value is not None and not isinstance(value, numbers.Real):
+            raise TypeError(f"a selector callable returns a number (negative: never this "
+                            f"device) or None, got {value!r} for {device.description}")
         if value is not None and value >= 0 and (best_score is None or value > best_score):
             best, best_score = device, value
     return best
