@@ -442,6 +442,34 @@ def test_unknown_partition_on_the_command_line(tmp_path):
     assert "PartitionError: rank 0 of 3: unknown partition 'bogus'" in said["0"]
 
 
+@needs_mpi
+@pytest.mark.parametrize("options, says", [
+    (["--variant", "tiled", "--params", '{"tile_y": 0}'], "tile_y must be a positive"),
+    (["--params", '{"tile_y": 4}'], "params need a named variant"),
+    (["--dtype", "float64", "--variant", "wgmma"], "float32 only"),
+])
+def test_parameters_a_variant_refuses_are_bad_input_on_every_rank(tmp_path, options, says):
+    """Checked before anything runs, every rank saying why, exit 2 (the job was
+    aborted with a traceback, exit 3, at the first product)."""
+    done, data = run_cli(2, tmp_path, "--sizes", "5", *options, timeout=60)
+    assert done.returncode == 2 and data is None, done.stderr
+    said = dict(re.findall(r"^portgemm\.distributed: rank (\d): (.*)$", done.stderr,
+                           re.MULTILINE))
+    assert set(said) == {"0", "1"} and all(says in line for line in said.values()), said
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--params", "{bad"], "not valid JSON"), (["--params", "[1]"], "JSON object"),
+    (["--timeout", "-1"], "--timeout"), (["--json", "/nonexistent/dir/x.json"], "cannot write"),
+])
+def test_command_line_mistakes_are_status_2_before_any_work(options, says, capsys):
+    from portgemm.distributed.__main__ import parse_args
+
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["--sizes", "5", *options])
+    assert exit_.value.code == 2 and says in capsys.readouterr().err
+
+
 FAILING_RANK_JOB = """
     import numpy as np
     from mpi4py import MPI

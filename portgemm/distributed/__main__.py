@@ -16,9 +16,14 @@ import json
 import shlex
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from ..backends import get_backend
 from ..bench.runner import parse_sizes
+from ..cli import writable_output, write_atomically
 from .agreement import Statement, agree
 from .api import PARTITIONS
 from .clock import Clock
@@ -67,6 +72,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.reps < 1:
         p.error("--reps must be >= 1")
+    if args.timeout < 0:
+        p.error(f"--timeout must be >= 0 (0: never), got {args.timeout}")
+    try:
+        args.params = json.loads(args.params) if args.params is not None else None
+    except ValueError as exc:
+        p.error(f"--params is not valid JSON ({exc}): {args.params!r}")
+    if args.params is not None and not isinstance(args.params, dict):
+        p.error(f"--params wants a JSON object such as '{{\"tile_y\": 4}}', got "
+                f"{json.dumps(args.params)}")
+    if args.json is not None:
+        try:
+            writable_output(args.json)  # now, not after the whole run
+        except ValueError as exc:
+            p.error(str(exc))
     if args.resident and args.operands == "root":
         p.error("--resident starts from blocks on the ranks' devices; it does not go with "
                 "--operands root")
@@ -98,11 +117,10 @@ def main(argv=None) -> int:
 def _compare(comm: Any, args: argparse.Namespace) -> int:
     partitions = (list(PARTITIONS) if args.partition.strip() == "all"
                   else [p.strip() for p in args.partition.split(",")])
-    params = json.loads(args.params) if args.params else None
-    local = LocalOptions(args.backend, args.device, args.variant, params)
+    local = LocalOptions(args.backend, args.device, args.variant, args.params)
     settings = Settings(local, args.reps, args.dtype, args.operands, args.panel,
                         not args.no_overlap, resident=args.resident)
-    setup = _agree_on_setup(comm, partitions, local, args.resident)
+    setup = _agree_on_setup(comm, partitions, local, args.dtype, args.resident)
     link = calibrate(comm)
     comparison = Comparison(comm, settings, setup, link)
     with abort_on_error(comm):  # past the agreement, a failing rank ends the job
@@ -118,14 +136,13 @@ def _compare(comm: Any, args: argparse.Namespace) -> int:
           + "; link alpha/beta (ranks 0-1): "
           + (f"{link[0] * 1e6:.1f} us, {link[1] / 1e9:.2f} GB/s" if link else "n/a"))
     print(table(records), flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"command": "python -m portgemm.distributed "
-                                  + " ".join(shlex.quote(a) for a in sys.argv[1:]),
-                       "ranks": comm.Get_size(), "devices": devices,
-                       "link": {"alpha_s": link[0], "beta_bytes_per_s": link[1]}
-                       if link else None,
-                       "records": records}, f, indent=1)
+    if args.json is not None:
+        write_atomically(Path(args.json), json.dumps(
+            {"command": "python -m portgemm.distributed "
+                        + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+             "ranks": comm.Get_size(), "devices": devices,
+             "link": {"alpha_s": link[0], "beta_bytes_per_s": link[1]} if link else None,
+             "records": records}, indent=1))
     wrong = [r for r in records if not r["ok"]]
     for r in wrong:
         print(f"WRONG: {r['partition']} {r['m']}x{r['n']}x{r['k']} on {r['ranks']} ranks: "
@@ -133,10 +150,11 @@ def _compare(comm: Any, args: argparse.Namespace) -> int:
     return 1 if wrong and args.check else 0
 
 
-def _agree_on_setup(comm: Any, partitions: list[str], local: LocalOptions,
+def _agree_on_setup(comm: Any, partitions: list[str], local: LocalOptions, dtype: str,
                     resident: bool = False) -> Any:
-    """Before anything runs: the partitions named exist and every rank has its device,
-    or every rank raises the same error."""
+    """Before anything runs: the partitions named exist, every rank has its device, and
+    the variant takes the parameters and dtype there, or every rank raises the same
+    error."""
     statement = Statement(partition=",".join(partitions))
     unknown = [p for p in partitions if p not in PARTITIONS]
     if unknown:
@@ -145,6 +163,9 @@ def _agree_on_setup(comm: Any, partitions: list[str], local: LocalOptions,
     setup = None
     try:
         setup = set_up(local, comm.Get_rank(), local_rank(comm)[0])
+        # the parameters and dtype, checked as every product will check them
+        get_backend(local.backend).resolve(setup.device, local.variant, local.params,
+                                           (1, 1, 1), np.dtype(dtype))
     except Exception as exc:
         statement.fail("setup", f"cannot set up the local product "
                                 f"({type(exc).__name__}: {exc})")
