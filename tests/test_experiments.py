@@ -189,6 +189,22 @@ def test_tables_put_the_reports_numbers_beside_ours():
     assert all(s is None for s in table_of("000-blockl-sweep", "quick")[0])  # other size
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["run", "003-tile-sweep", "--mode", "tiny", "--device", "bogus"], "--device 'bogus'"),
+    (["run", "003-tile-sweep", "--mode", "tiny", "--out", "{file}"], "is a file"),
+    (["redraw", "003-tile-sweep", "--out", "{empty}"], "nothing to redraw"),
+])
+def test_mistakes_are_status_2_before_any_work(argv, says, tmp_path, capsys, monkeypatch):
+    """A device that names none and --out a file raised a traceback with status 1
+    (which says a result was wrong); a redraw of nothing said nothing, status 0."""
+    import portgemm.experiments.__main__ as cli
+
+    monkeypatch.setattr(cli, "run_experiment", lambda *a, **k: pytest.fail("it ran"))
+    (tmp_path / "file").write_text("")
+    argv = [a.format(file=tmp_path / "file", empty=tmp_path) for a in argv]
+    assert main(argv) == 2 and says in capsys.readouterr().err
+
+
 def test_command_line_reproduces_the_run():
     assert command_line("003-tile-sweep", "gpu", "quick", "out", None) == (
         "python -m portgemm.experiments run 003-tile-sweep --device gpu --quick --out out")

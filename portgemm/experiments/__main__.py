@@ -60,6 +60,10 @@ def main(argv=None) -> int:
     except ParameterError as exc:
         print(exc, file=sys.stderr)
         return 2
+    mistake = _mistake(args, chosen)
+    if mistake:
+        print(mistake, file=sys.stderr)
+        return 2
     if args.command == "redraw":
         chosen = [e for e in chosen if (Path(args.out) / f"{e.name}.json").exists()]
     wrong = False
@@ -80,6 +84,27 @@ def main(argv=None) -> int:
     if plotless:
         print(f"no plots written: {PLOT_HINT}")
     return 1 if wrong else 0
+
+
+def _mistake(args, chosen) -> str:
+    """What is wrong with the arguments before any work, '' when nothing: --out a file,
+    a --device that names none, nothing to redraw."""
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        return f"--out {args.out} is a file, not a folder"
+    if args.command == "redraw":
+        if not any((out / f"{e.name}.json").exists() for e in chosen):
+            return (f"nothing to redraw: no {', '.join(e.name + '.json' for e in chosen)} "
+                    f"in {args.out}")
+        return ""
+    if args.device is not None:
+        from ..runtime.selectors import select_device
+
+        try:
+            select_device(args.device)
+        except (LookupError, TypeError, ValueError) as exc:
+            return f"--device {args.device!r}: {exc}"
+    return ""
 
 
 if __name__ == "__main__":
