@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from portgemm import NDRange, Queue, Range
+from portgemm import NDRange, ParameterError, Queue, Range
 from portgemm.runtime import round_up
 
 
@@ -81,6 +81,9 @@ def test_queue_arguments_of_the_wrong_kind(any_device):
     assert queue.to_host(x, np.empty(4, np.int32)).tolist() == [7] * 4
     with pytest.raises(ValueError):
         queue.empty(-5)
+    too_wide = any_device.max_work_group_size * 2  # pyopencl's INVALID_WORK_GROUP_SIZE
+    with pytest.raises(ParameterError, match="max_work_group_size"):
+        queue.submit(kernel, NDRange(too_wide, too_wide), x)
 
 
 def test_user_kernel_sees_sycl_order(any_device):

@@ -27,7 +27,7 @@ from functools import cached_property
 import numpy as np
 
 from ..caches import cache_dict
-from ..errors import BuildError, ForkedProcessError
+from ..errors import BuildError, ForkedProcessError, ParameterError
 from . import invoker_cache, pocl_target, program_cache
 from . import ptx as ptx_route
 from .device import Device
@@ -324,6 +324,11 @@ class Queue:
         if not isinstance(ndrange, NDRange):
             raise TypeError(f"submit takes an NDRange (a global and a local range, "
                             f"NDRange(64, 16) say), got {ndrange!r}")
+        if ndrange.work_group_size > self.device.max_work_group_size:
+            raise ParameterError(f"a work-group of {ndrange.work_group_size} work-items "
+                                 f"({ndrange.local_range.sizes}) is past "
+                                 f"max_work_group_size {self.device.max_work_group_size} "
+                                 f"of {self.device.description}")
         global_size, local_size = ndrange.opencl_sizes()
         scalar_types = tuple(a.dtype if isinstance(a, np.generic) else None for a in args)
         with self.lock:
