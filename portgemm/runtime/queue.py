@@ -154,7 +154,7 @@ class Queue:
             with cls._shared_lock:
                 queue = cls._wrapped.pop(cl_queue, None)  # put back last: used last
                 if queue is None:
-                    queue = cls(cl_queue=cl_queue)
+                    queue = cls(cl_queue=_in_order(cl_queue))
                 cls._wrapped[cl_queue] = queue
                 while len(cls._wrapped) > WRAPPED_KEPT:
                     del cls._wrapped[next(iter(cls._wrapped))]
@@ -395,6 +395,22 @@ class Queue:
 
     def finish(self) -> None:
         self.cl_queue.finish()
+
+
+def _in_order(cl_queue):
+    """``cl_queue``, or where it runs its commands out of order, an in-order queue of
+    its own on the same context and device. portgemm's plans and copies follow one
+    another on their queue (a packing before its product, the sum of tall-skinny
+    slices after them): on an out-of-order queue they ran at once, and C was wrong. The
+    operands' pending commands are waited for across queues
+    (opencl.order_after_other_queues), and C's array carries its last event."""
+    import pyopencl as cl
+
+    properties = cl.command_queue_properties
+    if not cl_queue.properties & properties.OUT_OF_ORDER_EXEC_MODE_ENABLE:
+        return cl_queue
+    return cl.CommandQueue(cl_queue.context, cl_queue.device,
+                           properties=properties.PROFILING_ENABLE)
 
 
 def _device_of(cl_device) -> Device:
