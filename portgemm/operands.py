@@ -192,12 +192,34 @@ def layout_of(a, b) -> str:
 
 def as_operand(x) -> Operand:
     """Describe ``x`` for a kernel; copy only a view that is neither C- nor F-contiguous
-    (a device array that is neither is refused: copying it is the caller's choice)."""
+    (a numpy one here; a device view of whole rows' or columns' runs, such as
+    ``b_dev[:, 3:9]``, is packed on the device by ``Transfer.input``, as it is laid out
+    here; one whose values lie apart both ways is refused)."""
     if x.flags.c_contiguous:
         return Operand(x, False, x.shape[1])
     if x.flags.f_contiguous:  # an F-order array or the transpose of a C-order one
         return Operand(x, True, x.shape[0])
     if is_device_array(x):
-        raise ParameterError("a device array must be C- or F-contiguous (make one with "
-                             ".copy() on its queue)")
+        runs = runs_of(x)
+        if runs is None:
+            raise ParameterError("a device array's rows or columns must each lie "
+                                 "contiguous (b_dev[:, 3:9] may; b_dev[:, ::2] may not, "
+                                 "and pyopencl can neither copy nor read it: take such a "
+                                 "view of the numpy array instead)")
+        along_rows = runs[0] == x.shape[0]
+        return Operand(x, not along_rows, x.shape[1] if along_rows else x.shape[0])
     return Operand(np.ascontiguousarray(x), False, x.shape[1])
+
+
+def runs_of(x) -> tuple[int, int, int] | None:
+    """A 2-D view's layout as runs of contiguous values: (how many runs, values a run,
+    bytes from one run's start to the next), rows first; None where neither its rows
+    nor its columns lie contiguous, or it runs backwards."""
+    itemsize = x.dtype.itemsize
+    if x.ndim != 2 or min(x.strides) <= 0:
+        return None
+    if x.strides[1] == itemsize:
+        return x.shape[0], x.shape[1], x.strides[0]
+    if x.strides[0] == itemsize:
+        return x.shape[1], x.shape[0], x.strides[1]
+    return None

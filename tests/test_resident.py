@@ -252,6 +252,25 @@ def test_pinned_arrays(any_device):
     assert_close(out, a, b)
 
 
+def test_device_views_of_rows_or_columns_apart(device):
+    """Columns of a device matrix (b_dev[:, 3:9]), a block from its middle, a slice of a
+    transposed one: each packed on the device, run after run (they were refused); a
+    view whose values lie apart both ways is refused, naming why."""
+    rng = np.random.default_rng(23)
+    a = rng.standard_normal((40, 30)).astype(np.float32)
+    b = rng.standard_normal((30, 20)).astype(np.float32)
+    a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+    a_t = portgemm.to_device(np.ascontiguousarray(a.T), device).T  # F-contiguous
+    for (x_dev, x), (y_dev, y) in [((a_dev, a), (b_dev[:, 3:9], b[:, 3:9])),
+                                   ((a_dev[3:17, 4:29], a[3:17, 4:29]),
+                                    (b_dev[4:29, 2:19], b[4:29, 2:19])),
+                                   ((a_t[2:30, 5:25], a[2:30, 5:25]), (b_dev[5:25], b[5:25]))]:
+        assert not (x_dev.flags.forc and y_dev.flags.forc)
+        assert_close(portgemm.to_host(portgemm.matmul(x_dev, y_dev)), x, y)
+    with pytest.raises(portgemm.ParameterError, match="rows or columns"):
+        portgemm.matmul(a_dev[:, ::2], b_dev[::2])
+
+
 def test_device_views_at_an_offset(device):
     """Rows of a device array from the middle (its buffer's bytes from an offset on), a
     stack's middle matrices: copied to a buffer's start on the device, and right."""

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..caches import memoize
 from ..errors import ParameterError
-from ..operands import is_device_array
+from ..operands import is_device_array, runs_of
 from ..runtime.device import Device
 from ..runtime.queue import Event, Queue
 from .stack_layout import matrices, packed
@@ -248,6 +248,8 @@ class Transfer:
         if is_device_array(data):
             if data.context != self.queue.context:
                 raise ParameterError("device arrays of one call must share a context")
+            if not (data.flags.c_contiguous or data.flags.f_contiguous):
+                return self._packed(data)
             if data.offset:  # a view (rows 10 on, say): a kernel's argument starts at
                 # its buffer's start, so the view's bytes go to one of the queue's own
                 buffer = self.queue.allocator(max(1, data.nbytes))
@@ -270,6 +272,19 @@ class Transfer:
             staged_upload(self.queue, flat, buffer)
         else:
             self.queue.copy(buffer, flat)
+        return buffer
+
+    def _packed(self, view) -> Any:
+        """A device view of runs apart (``b_dev[:, 3:9]``: its rows, or its columns)
+        packed run after run into a buffer of the queue's, one rectangular copy: the
+        layout ``as_operand`` gave it."""
+        count, values, pitch = runs_of(view)
+        width = values * view.dtype.itemsize
+        buffer = self.queue.allocator(max(1, count * width))
+        self.queue.copy(buffer, view.base_data, src_origin=(view.offset % pitch,
+                                                            view.offset // pitch),
+                        dst_origin=(0, 0), region=(width, count), src_pitches=(pitch,),
+                        dst_pitches=(width,))
         return buffer
 
     def stack_input(self, stack, pitch: int) -> Any:
