@@ -120,12 +120,17 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     count = prod(stack)
     if a.ndim == 2 and b.ndim == 2:
         return product(a, b, out)
-    if _one_matrix(b):  # A's rows one after another (reshape copies only a strided stack)
+    if not count:  # no product, but the variant and parameters are checked, as gemm does
+        product(_empty(a, (0, k)), _empty(b, (k, n)), None)
+    flat = _reshapes(a) and _reshapes(b)
+    if _one_matrix(b) and flat:  # A's rows one after another (reshape copies only a
+        # strided numpy stack)
         rows = _stacked(a, stack).reshape(count * m, k)
         c = product(rows, _shaped(b, (k, n)),
                     None if out is None else out.reshape(count * m, n))
         return _shaped(c, stack + (m, n)) if out is None else out
-    if stack_product is not None and count and m and n and k:  # (gemm answers an empty one)
+    if stack_product is not None and flat and count and m and n and k:  # (gemm answers
+        # an empty one)
         whole = stack_product(_as_stack(a, stack), _as_stack(b, stack),
                               None if out is None else _shaped(out, (count, m, n)))
         if whole is not None:
@@ -155,6 +160,22 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     for index in np.ndindex(*stack):
         product(_matrix(a, index), _matrix(b, index), c[index])
     return c
+
+
+def _reshapes(x) -> bool:
+    """Whether ``x`` reshapes to a stack or to rows (a device stack must be
+    C-contiguous: pyopencl cannot copy one that is not; such a stack goes a pair at a
+    time, each matrix a view that the backend reads)."""
+    return not is_device_array(x) or x.flags.c_contiguous
+
+
+def _empty(x, shape: tuple):
+    """An empty operand of ``shape`` of ``x``'s kind (on its queue for a device array)."""
+    if is_device_array(x):
+        import pyopencl.array as cl_array
+
+        return cl_array.empty(x.queue, shape, x.dtype)
+    return np.empty(shape, x.dtype)
 
 
 def _one_matrix(x) -> bool:

@@ -251,6 +251,37 @@ def test_device_stacks_beyond_one_launch(any_device):
                            dev(np.ones((0, 4, 5), np.float32))).shape == (0, 3, 5)
 
 
+def test_device_stack_views_that_are_not_contiguous(device):
+    """Views of device stacks (every other matrix, columns of each, a transposed stack)
+    go a pair at a time, each matrix a view the backend reads: they raised a TypeError
+    from inside the one-launch path, or pyopencl's 'cannot reshape without copy'."""
+    dev = functools.partial(portgemm.to_device, device=device)
+    rng = np.random.default_rng(31)
+    s, b = operand((8, 5, 6), np.float32, rng), operand((8, 6, 7), np.float32, rng)
+    w, t = operand((6, 7), np.float32, rng), operand((8, 5, 4), np.float32, rng)
+    s_dev, b_dev, w_dev, t_dev = dev(s), dev(b), dev(w), dev(t)
+    for c, a_, b_ in [(portgemm.matmul(s_dev[:, :, 2:5], b_dev[:, 2:5]), s[:, :, 2:5],
+                       b[:, 2:5]),
+                      (portgemm.matmul(s_dev[::2], b_dev[::2]), s[::2], b[::2]),
+                      (portgemm.matmul(s_dev.transpose((0, 2, 1)), t_dev),
+                       s.transpose((0, 2, 1)), t),
+                      (portgemm.matmul(s_dev[::2], w_dev), s[::2], w),
+                      (portgemm.matmul(s_dev[:, 1:4], w_dev), s[:, 1:4], w)]:
+        check(portgemm.to_host(c), a_, b_)
+
+
+def test_an_empty_stack_still_checks_the_variant(any_device):
+    """No product, but the variant and its parameters are checked, as gemm checks them
+    for an empty product (stacks of no matrices on both sides raised nothing)."""
+    for dev in (lambda x: x, functools.partial(portgemm.to_device, device=any_device)):
+        a, b = dev(np.ones((0, 5, 6), np.float32)), dev(np.ones((0, 6, 7), np.float32))
+        with pytest.raises(portgemm.ParameterError, match="unknown variant"):
+            portgemm.matmul(a, b, variant="nosuch", device=any_device)
+        with pytest.raises(portgemm.ParameterError, match="no parameter bogus"):
+            portgemm.matmul(a, b, variant="tiled", params={"bogus": 1}, device=any_device)
+        assert portgemm.matmul(a, b, device=any_device).shape == (0, 5, 7)
+
+
 def test_the_host_backend_takes_stacks_too():
     rng = np.random.default_rng(17)
     for shapes in (((3, 9, 14), (14, 5)), ((9, 14), (2, 14, 5)), ((2, 9, 14), (2, 14, 5))):
