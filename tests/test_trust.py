@@ -149,6 +149,8 @@ def test_devices_bad_select_is_a_usage_error(capsys):
     (["--sizes", "8", "--variant", "tiled", "--param", "tile_y="], "--param"),
     (["--sizes", "8", "--variant", "tiled", "--restrict", "tile_y <"], "--restrict"),
     (["--sizes", "8", "--variant", "tiled", "--restrict", "tile_q > 1"], "no parameter tile_q"),
+    (["--model", "tallskinny", "--constants", "rtx2080ti"], "go with --model phvm"),
+    (["--model", "phvm", "--constants", "rtx2080ti", "--sweep"], "leave out --sweep"),
     (["--sizes", "8", "--variant", "tiled", "--reps", "0"], "--reps"),
     (["--sizes", "8", "--variant", "tiled", "--fraction", "0"], "--fraction"),
     (["--sizes", "8", "--variant", "tiled", "--budget", "-1"], "--budget"),

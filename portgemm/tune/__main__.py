@@ -166,6 +166,13 @@ def checked_arguments(parser: Parser, args):
             raise ValueError(f"--u-sm must be in (0, 1], got {args.u_sm:g}")
         if (args.constants or args.sweep or args.json is not None) and args.model is None:
             raise ValueError("--constants, --sweep and --json go with --model")
+        if args.constants and args.model != "phvm":
+            raise ValueError(f"--constants are the PHVM paper's tables: they go with --model "
+                             f"phvm, not --model {args.model}")
+        if args.constants and (args.sweep or args.json is not None or args.variant
+                               or args.show):
+            raise ValueError("--constants predicts for the paper's own device, where "
+                             "nothing runs: leave out --sweep, --json, --variant and --show")
         if args.rounds > 1 and not args.sweep:
             raise ValueError("--rounds goes with --model --sweep")
         if args.model is not None and any(len(values) != 1 for _, values in args.param):
