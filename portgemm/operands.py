@@ -200,13 +200,12 @@ def as_operand(x) -> Operand:
     if x.flags.f_contiguous:  # an F-order array or the transpose of a C-order one
         return Operand(x, True, x.shape[0])
     if is_device_array(x):
-        runs = runs_of(x)
-        if runs is None:
+        if runs_of(x) is None:
             raise ParameterError("a device array's rows or columns must each lie "
                                  "contiguous (b_dev[:, 3:9] may; b_dev[:, ::2] may not, "
                                  "and pyopencl can neither copy nor read it: take such a "
                                  "view of the numpy array instead)")
-        along_rows = runs[0] == x.shape[0]
+        along_rows = x.strides[1] == x.dtype.itemsize  # as runs_of lays it out
         return Operand(x, not along_rows, x.shape[1] if along_rows else x.shape[0])
     return Operand(np.ascontiguousarray(x), False, x.shape[1])
 

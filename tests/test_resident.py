@@ -264,7 +264,9 @@ def test_device_views_of_rows_or_columns_apart(device):
     for (x_dev, x), (y_dev, y) in [((a_dev, a), (b_dev[:, 3:9], b[:, 3:9])),
                                    ((a_dev[3:17, 4:29], a[3:17, 4:29]),
                                     (b_dev[4:29, 2:19], b[4:29, 2:19])),
-                                   ((a_t[2:30, 5:25], a[2:30, 5:25]), (b_dev[5:25], b[5:25]))]:
+                                   ((a_t[2:30, 5:25], a[2:30, 5:25]), (b_dev[5:25], b[5:25])),
+                                   ((a_t[2:22, 5:25], a[2:22, 5:25]),  # square: columns
+                                    (b_dev[5:25, :20], b[5:25, :20]))]:
         assert not (x_dev.flags.forc and y_dev.flags.forc)
         assert_close(portgemm.to_host(portgemm.matmul(x_dev, y_dev)), x, y)
     with pytest.raises(portgemm.ParameterError, match="rows or columns"):
