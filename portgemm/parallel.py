@@ -211,8 +211,18 @@ class _Workers:
             inbox.get()()
 
 
+    def forget(self) -> None:
+        """In a forked child: the inboxes' threads stayed in the parent (a fork copies
+        only the forking thread), so pieces put there would wait for good; new workers
+        start on the next call."""
+        self._lock = threading.Lock()
+        self._inboxes = []
+
+
 _workers = _Workers()
 _region = threading.local()  # .active is True on a thread while it runs a loop body
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_workers.forget)
 
 
 class _Failure:

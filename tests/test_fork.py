@@ -20,16 +20,17 @@ WAIT_S = 60
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
 
 
-def in_forked_child(device) -> str:
-    """What a forked child's call on ``device`` gave: "right", "WRONG", or the name of
-    the exception it raised; "hung" where it gave nothing within WAIT_S."""
-    a = np.random.default_rng(0).standard_normal((40, 40)).astype(np.float32)
-    portgemm.matmul(a, a, device=device)  # the parent's queue, made before the fork
+def in_forked_child(device=None, size: int = 40, **options) -> str:
+    """What a forked child's call on ``device`` (``size`` squared operands, ``options``:
+    a backend, say) gave after its parent made the same call: "right", "WRONG", or the name of the exception
+    it raised; "hung" where it gave nothing within WAIT_S."""
+    a = np.random.default_rng(0).standard_normal((size, size)).astype(np.float32)
+    portgemm.matmul(a, a, device=device, **options)  # the parent's queue, threads...
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report one word, then leave without cleaning up
         try:
-            c = portgemm.matmul(a, a, device=device)
+            c = portgemm.matmul(a, a, device=device, **options)
             word = "right" if np.allclose(c, a @ a, rtol=1e-4, atol=1e-4) else "WRONG"
         except Exception as exc:  # noqa: BLE001 (reported to the parent)
             word = type(exc).__name__
@@ -70,3 +71,10 @@ def test_the_refusal_says_what_to_do(any_device):
     queue.forked_from = 1
     with pytest.raises(portgemm.ForkedProcessError, match="spawn"):
         queue.refuse_after_fork()
+
+
+def test_a_forked_child_runs_the_host_backends_threads():
+    """parallel_for's worker threads stay in the parent: a child queued its pieces to
+    them and hung for good; it starts workers of its own (os.register_at_fork)."""
+    assert in_forked_child(size=64, backend="host", variant="threads-rows",
+                           params={"num_threads": 2}) == "right"
