@@ -10,8 +10,9 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, Resolved, get_backend
 from .errors import ParameterError
-from .operands import (check_device_memory, check_operands, check_out, copy_into,
-                       is_device_array, is_empty_product, layout_of, written_apart)
+from .operands import (check_device_memory, check_one_context, check_operands, check_out,
+                       copy_into, is_device_array, is_empty_product, layout_of,
+                       written_apart)
 from .result import GemmResult
 from .stacks import is_plain, matmul_stacks
 
@@ -59,6 +60,7 @@ def _gemm(a, b, *, device, variant, params, backend, out, poison=None,
     start = time.perf_counter()
     chosen = get_backend(backend)
     a, b = check_operands(a, b)
+    check_one_context(a, b, out)
     target = _device(chosen, device, a, b)
     check_device_memory(target, a, b)
     shape = (a.shape[0], b.shape[1], a.shape[1])

@@ -55,7 +55,9 @@ def registered() -> list[str]:
 def clear_caches(disk: bool = False) -> None:
     """Forget everything portgemm remembers in this process; ``disk=True`` also deletes
     what it compiled onto disk (OpenCL programs, the host backend's numba kernels).
-    Arrays and results already returned stay valid."""
+    Arrays and results already returned stay valid; device arrays made before are of
+    portgemm's old OpenCL context, so a call mixing them with ones made after raises
+    ParameterError (make them again with ``to_device``)."""
     with _lock:
         clearers = list(_clearers.values())
     for clear in clearers:

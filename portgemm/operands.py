@@ -147,6 +147,21 @@ def is_empty_product(a: np.ndarray, b: np.ndarray) -> bool:
     return 0 in a.shape or 0 in b.shape
 
 
+def check_one_context(a, b, out=None) -> None:
+    """ParameterError where the device arrays among A, B and ``out`` belong to different
+    OpenCL contexts (pyopencl answered INVALID_CONTEXT from deep inside): arrays of one
+    device made by two pieces of code, or before and after ``clear_caches()``, which
+    makes portgemm's contexts anew."""
+    arrays = [(label, x) for label, x in (("a", a), ("b", b), ("out", out))
+              if is_device_array(x)]
+    if len({x.context for _, x in arrays}) > 1:
+        raise ParameterError(
+            "the device arrays of one call must share an OpenCL context; here "
+            + ", ".join(f"{label} is of {x.context!r}" for label, x in arrays)
+            + " (arrays made before portgemm.clear_caches() are of its old context: make "
+              "them again with portgemm.to_device, or bring them through the host)")
+
+
 def check_device_memory(device, a: np.ndarray, b: np.ndarray) -> None:
     """ParameterError naming the limit when A, B or C would not fit on ``device``: one
     buffer over its ``max_mem_alloc_size``, or the three together over its

@@ -27,8 +27,8 @@ from typing import Callable
 import numpy as np
 
 from .errors import ParameterError
-from .operands import (MAX_ELEMENTS, check_dtypes, check_out, copy_into, is_device_array,
-                       native_order, written_apart)
+from .operands import (MAX_ELEMENTS, check_dtypes, check_one_context, check_out, copy_into,
+                       is_device_array, native_order, written_apart)
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
@@ -76,6 +76,7 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
                          f"here a is {_kind(a)} of shape {a.shape} and b {_kind(b)} of "
                          f"shape {b.shape}")
     check_dtypes(a, b)
+    check_one_context(a, b, out)
     a2 = a.reshape((1, a.shape[0])) if a.ndim == 1 else a
     b2 = b.reshape((b.shape[0], 1)) if b.ndim == 1 else b
     m, k = a2.shape[-2:]

@@ -124,6 +124,29 @@ def test_arrays_of_an_out_of_order_queue(device):
         assert_close(stack.get()[1], 2 * a, b)
 
 
+def test_device_arrays_of_two_contexts_are_refused(device):
+    """Arrays of one device in two OpenCL contexts (two pieces of code, or before and
+    after clear_caches): a ParameterError saying so (pyopencl's INVALID_CONTEXT from
+    inside before); each still computes with arrays of its own context."""
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    a, b = operands(6, 5, 7)
+    context = cl.Context([device.handle])  # held here: with the queue alone holding it,
+    # pyopencl raised INVALID_CONTEXT on Intel's runtime
+    queue = cl.CommandQueue(context)
+    other_a, other_b = cl_array.to_device(queue, a), cl_array.to_device(queue, b)
+    mine_a, mine_b = portgemm.to_device(a, device), portgemm.to_device(b, device)
+    for call in (lambda: portgemm.matmul(mine_a, other_b),
+                 lambda: portgemm.matmul(other_a, mine_b),
+                 lambda: portgemm.matmul(mine_a, mine_b,
+                                         out=cl_array.empty(queue, (6, 5), np.float32))):
+        with pytest.raises(portgemm.ParameterError, match="share an OpenCL context"):
+            call()
+    assert_close(portgemm.to_host(portgemm.matmul(other_a, other_b)), a, b)
+    assert_close(portgemm.to_host(portgemm.matmul(mine_a, mine_b)), a, b)
+
+
 def test_device_arrays_stay_on_the_device(device):
     import pyopencl.array as cl_array
 
