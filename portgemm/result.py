@@ -29,3 +29,9 @@ class GemmResult:
     reason: str = ""          # why this variant and these parameters (for "auto")
     event: Any = field(default=None, repr=False)
     step_ms: tuple[float, ...] = ()  # each launch's event time, in the plan's order (OpenCL)
+
+    def __getstate__(self) -> dict:
+        """Pickled without its OpenCL event, which belongs to this process (a result
+        returned from a spawned worker failed to pickle); its device pickles as the way
+        to select it again (runtime.Device)."""
+        return {**self.__dict__, "event": None}

@@ -78,3 +78,18 @@ def test_a_forked_child_runs_the_host_backends_threads():
     them and hung for good; it starts workers of its own (os.register_at_fork)."""
     assert in_forked_child(size=64, backend="host", variant="threads-rows",
                            params={"num_threads": 2}) == "right"
+
+
+def test_a_device_and_a_result_cross_to_and_from_a_spawned_worker(any_device):
+    """A Device pickles as the way to select it again, a GemmResult without its event
+    (both failed: "cannot pickle 'Device' object"), so a spawned worker takes the one
+    and returns the other."""
+    import multiprocessing
+    import pickle
+
+    assert pickle.loads(pickle.dumps(any_device)) == any_device
+    a = np.random.default_rng(1).standard_normal((20, 30)).astype(np.float32)
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        result = pool.apply(portgemm.gemm, (a, a.T), {"device": any_device})
+    assert result.device == any_device and result.device.handle is not None
+    np.testing.assert_allclose(result.c, a @ a.T, rtol=1e-4, atol=1e-4)
