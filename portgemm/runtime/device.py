@@ -43,14 +43,6 @@ class Device:
     def filter_string(self) -> str:
         return f"{self.backend}:{self.type}:{self.index}"
 
-    def __reduce_ex__(self, protocol):
-        """Pickled as the way to select it again: its driver handle is its process's own
-        (pickling failed: "cannot pickle 'Device' object"), so a device sent to a spawned
-        worker is the one of its filter string there, checked by name."""
-        if self.backend != "opencl" or self.handle is None:
-            return super().__reduce_ex__(protocol)
-        return _selected_again, (self.filter_string, self.name)
-
     @property
     def description(self) -> str:
         return f"{self.name} [{self.platform}] ({self.filter_string})"
@@ -75,19 +67,6 @@ class Device:
         except Exception:  # not NVIDIA's extension, or no handle
             return None
         return int(major), int(minor or 0)
-
-
-def _selected_again(filter_string: str, name: str) -> Device:
-    """The device of ``filter_string`` in this process (an unpickled Device); a
-    DeviceNotFoundError where it is another device here."""
-    from ..errors import DeviceNotFoundError
-    from .selectors import select_device
-
-    device = select_device(filter_string)
-    if device.name != name:
-        raise DeviceNotFoundError(f"{filter_string} is {device.name} in this process, not "
-                                  f"{name}")
-    return device
 
 
 _enumerated: dict = cache_dict("portgemm.runtime.device.get_devices")

@@ -20,6 +20,7 @@ alone would be ambiguous across platforms, so it is written ``"opencl:0"`` or ``
 
 from __future__ import annotations
 
+import copyreg
 import numbers
 import os
 from typing import Callable, Sequence, Union
@@ -156,3 +157,28 @@ def _parse_filter(parts: list[str]):
         fields[kind] = int(part) if kind == "index" else part
         position = at + 1
     return fields["backend"], fields["type"], fields["index"]
+
+
+def _selected_again(filter_string: str, name: str) -> Device:
+    """The device of ``filter_string`` in this process (an unpickled Device); a
+    DeviceNotFoundError where it is another device here."""
+    device = select_device(filter_string)
+    if device.name != name:
+        raise DeviceNotFoundError(f"{filter_string} is {device.name} in this process, not "
+                                  f"{name}")
+    return device
+
+
+def _pickled_device(device: Device):
+    """An OpenCL Device pickles as the way to select it again: its driver handle is its
+    process's own (pickling failed: "cannot pickle 'Device' object"), so a device sent to
+    a spawned worker is the one of its filter string there, checked by name. Any other
+    (a described one, dpex's) pickles as it is."""
+    import pyopencl as cl
+
+    if not isinstance(device.handle, cl.Device):
+        return object.__reduce_ex__(device, 2)
+    return _selected_again, (device.filter_string, device.name)
+
+
+copyreg.pickle(Device, _pickled_device)
