@@ -35,13 +35,18 @@ def per_call_us(call, reps: int, finish=None) -> float:
     return best
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def call_arguments(doc: str):
+    """(arguments, device) of the call-cost scripts: --device, --size, --reps."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--device", default="gpu")
     parser.add_argument("--size", type=int, default=64)
     parser.add_argument("--reps", type=int, default=2000)
     args = parser.parse_args()
-    device = portgemm.select_device(args.device)
+    return args, portgemm.select_device(args.device)
+
+
+def main() -> None:
+    args, device = call_arguments(__doc__)
     n = args.size
     rng = np.random.default_rng(0)
     a, b = (portgemm.to_device(rng.standard_normal((n, n)).astype(np.float32), device)

@@ -8,7 +8,6 @@ the whole call sorted by own time.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import pstats
 import sys
@@ -21,16 +20,11 @@ from portgemm.api import _gemm
 from portgemm.backends.opencl import BACKEND, queue_for, run_gemm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from device_call_pieces import per_call_us  # noqa: E402 (bench/, beside this folder)
+from device_call_pieces import call_arguments, per_call_us  # noqa: E402 (bench/, beside this folder)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="gpu")
-    parser.add_argument("--size", type=int, default=64)
-    parser.add_argument("--reps", type=int, default=2000)
-    args = parser.parse_args()
-    device = portgemm.select_device(args.device)
+    args, device = call_arguments(__doc__)
     n = args.size
     a = b = portgemm.to_device(np.ones((n, n), np.float32), device)
     resolved = BACKEND.resolve(device, "auto", None, (n, n, n), np.dtype(np.float32))
