@@ -124,14 +124,14 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     if not count:  # no product, but the variant and parameters are checked, as gemm does
         product(_empty(a, (0, k)), _empty(b, (k, n)), None)
     flat = _reshapes(a) and _reshapes(b)
-    if _one_matrix(b) and flat:  # A's rows one after another (reshape copies only a
-        # strided numpy stack)
+    # A's rows one after another (reshape copies only a strided numpy stack)
+    if _one_matrix(b) and flat:
         rows = _stacked(a, stack).reshape(count * m, k)
         c = product(rows, _shaped(b, (k, n)),
                     None if out is None else out.reshape(count * m, n))
         return _shaped(c, stack + (m, n)) if out is None else out
-    if stack_product is not None and flat and count and m and n and k:  # (gemm answers
-        # an empty one)
+    # one launch (gemm answers an empty product)
+    if stack_product is not None and flat and count and m and n and k:
         whole = stack_product(_as_stack(a, stack), _as_stack(b, stack),
                               None if out is None else _shaped(out, (count, m, n)))
         if whole is not None:

@@ -228,18 +228,20 @@ class Queue:
             return ("-DPORTGEMM_PTX=1",)
         return ("-DPORTGEMM_PTX=1", f"-DPORTGEMM_SM={10 * capability[0] + capability[1]}")
 
+    def _program_key(self, source: str, options) -> tuple:
+        """(source, options and the device's): a built program's key (a str caches its
+        hash: cheap on every call)."""
+        return source, _options(options) + self.device_options
+
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""
-        if isinstance(options, str):  # one option, not its characters
-            options = (options,)
-        options = tuple(options) + self.device_options
-        key = (source, options)  # a str caches its hash: cheap on every call
+        key = self._program_key(source, options)
         with self.lock:
             program = self._programs.get(key)
             if program is not None:
                 self._programs.move_to_end(key)
                 return program
-            program = self._programs[key] = self._build(source, tuple(options))
+            program = self._programs[key] = self._build(*key)
             self.builds += 1
             while len(self._programs) > PROGRAMS_KEPT:
                 self._drop(next(iter(self._programs)))
@@ -304,9 +306,7 @@ class Queue:
         """The kernel ``name`` of a program, retrieved once and reused."""
         import pyopencl as cl
 
-        if isinstance(options, str):  # one option, not its characters
-            options = (options,)
-        key = (source, tuple(options), name)
+        key = (source, _options(options), name)
         with self.lock:
             found = self._kernels.get(key)
             if found is not None:
@@ -314,7 +314,7 @@ class Queue:
                 self._programs.move_to_end(program_key)
                 return kernel
             kernel = cl.Kernel(self.program(source, options), name)
-            self._kernels[key] = (kernel, (source, tuple(options) + self.device_options))
+            self._kernels[key] = (kernel, self._program_key(source, options))
         return kernel
 
     def submit(self, kernel, ndrange: NDRange, *args, wait_for=None) -> Event:
@@ -395,6 +395,11 @@ class Queue:
 
     def finish(self) -> None:
         self.cl_queue.finish()
+
+
+def _options(options) -> tuple[str, ...]:
+    """Build options as a tuple; one option may come as a string (not its characters)."""
+    return (options,) if isinstance(options, str) else tuple(options)
 
 
 def _in_order(cl_queue):
