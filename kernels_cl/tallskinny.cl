@@ -312,17 +312,20 @@ inline void sum_tile_slices(const bool last, const int M, const int N, const int
         REAL s = 0;
         if (last && i < M && j < N) {
             int g = slot / QN;
-            for (; g + (SLICE_BATCH - 1) * PARTS < groups; g += SLICE_BATCH * PARTS) {
+            /* the last batch masked past the last slice. Loaded one at a time, the
+             * slices left over each waited for the one before, and ptxas built 9 x 9's
+             * main loop with three loads after the first products: 6% slower on the
+             * H100; 7 x 7 and 8 x 8 are 1-2% faster that way
+             * (bench/results/2026-11-28-tall-forms) */
+            for (; g < groups; g += SLICE_BATCH * PARTS) {
                 REAL v[SLICE_BATCH];
                 #pragma unroll
                 for (int u = 0; u < SLICE_BATCH; ++u)
-                    v[u] = slice_value(w + (g + u * PARTS) * slice);
+                    v[u] = g + u * PARTS < groups ? slice_value(w + (g + u * PARTS) * slice) : 0;
                 #pragma unroll
                 for (int u = 0; u < SLICE_BATCH; ++u)
                     s += v[u];
             }
-            for (; g < groups; g += PARTS)
-                s += slice_value(w + g * slice);
         }
         parts[slot] = s;
     }

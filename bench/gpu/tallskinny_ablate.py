@@ -10,6 +10,10 @@ wrong; only the times count), beside an empty kernel's event, in one run.
     fence    a relaxed atomic for the ticket, no fences (a race: only for the time)
     everyfence  the form to 2026-11-26 (NVIDIA): membar.gl by every work-item before the
              group's barrier, a relaxed atomic, membar.gl by the last group after it
+    single   the last group's slices left after its last whole batch loaded one at a
+             time (the form before 2026-11-28; now a last batch, masked past the end)
+    batch16, batch24  a batch of 16 or 24 for big tiles (masked)
+    smallbatch4  a masked batch of 4 for small tiles too (one slice at a time as shipped)
     a+b      both (--ablations none,loop,loop+ticket ...)
 Beside them, an empty kernel launched over the same grid as the shape's.
 
@@ -38,6 +42,11 @@ GROUP_SUM = "    group_sum(acc, tile_sum, runs + block * (BS / LANES) * QN, swap
 TICKET = "        last = take_ticket(ticket) == groups - 1;\n"
 GROUP_BARRIER = "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n    __global int *ticket"
 LAST_SUM = "    barrier(CLK_LOCAL_MEM_FENCE);\n    sum_tile_slices"
+BATCH_RULE = "#define SLICE_BATCH (16 * QN >= BS ? 8 : 1)"
+BATCH_LOOP_MASKED = "for (; g < groups; g += SLICE_BATCH * PARTS) {"
+BATCH_LOOP_SINGLE = "for (; g + (SLICE_BATCH - 1) * PARTS < groups; g += SLICE_BATCH * PARTS) {"
+SLICE_MASKED = "v[u] = g + u * PARTS < groups ? slice_value(w + (g + u * PARTS) * slice) : 0;"
+SLICE_UNMASKED = "v[u] = slice_value(w + (g + u * PARTS) * slice);"
 MEMBAR = 'asm volatile("membar.gl;" ::: "memory");'
 ABLATIONS = {
     "none": [],
@@ -53,6 +62,10 @@ ABLATIONS = {
                    (TICKET, "        last = atomic_inc(ticket) == groups - 1;\n"),
                    (LAST_SUM, f"    barrier(CLK_LOCAL_MEM_FENCE);\n    if (last)\n        {MEMBAR}\n"
                               "    sum_tile_slices")],
+    "single": [(BATCH_LOOP_MASKED, BATCH_LOOP_SINGLE), (SLICE_MASKED, SLICE_UNMASKED)],
+    "batch16": [(BATCH_RULE, BATCH_RULE.replace("? 8 :", "? 16 :"))],
+    "batch24": [(BATCH_RULE, BATCH_RULE.replace("? 8 :", "? 24 :"))],
+    "smallbatch4": [(BATCH_RULE, BATCH_RULE.replace(": 1)", ": 4)"))],
 }
 
 
@@ -70,6 +83,25 @@ def patcher(names: str):
     return patch
 
 
+def write_ptx(queue, params, mn, k, name, folder):
+    """The PTX NVIDIA's compiler gives the form ``name`` of the kernel (the program
+    binary), into folder/MxN_K_NAME.ptx once."""
+    import pyopencl as cl
+
+    from portgemm.backends.opencl import launch_plan
+
+    path = Path(folder) / f"{mn}x{mn}_{k}_{name}.ptx"
+    if path.exists() or not queue.device.takes_ptx:
+        return
+    variant = get_variant("tallskinny")
+    _, sources, options = launch_plan(variant, tuple(variant.resolve(params).items()), mn, mn,
+                                      k, np.dtype(np.float32), False, False)
+    program = cl.Program(queue.context, patcher(name)(sources[0])).build(
+        options=list(options[0]) + list(queue.device_options), cache_dir=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(program.get_info(cl.program_info.BINARIES)[0]))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", default="gpu")
@@ -77,6 +109,8 @@ def main():
     p.add_argument("--k", type=int, action="append")
     p.add_argument("--ablations", default=",".join(ABLATIONS))
     p.add_argument("--json", default="ablate.json")
+    p.add_argument("--ptx-dir", help="also write each form's PTX here (MxN_K_FORM.ptx), "
+                                     "for sass_loops.py")
     args = p.parse_args()
     device, queue, copy_gbs, empty = baseline(args.device)
     rng = np.random.default_rng(4)
@@ -110,6 +144,8 @@ def main():
                 rows.append({"m": mn, "k": k, "params": params, "ablation": name,
                              "kernel_us": us, "ideal_us": ideal_us, "relerr": err})
                 line += f" {name} {us:6.1f}"
+                if args.ptx_dir:
+                    write_ptx(queue, params, mn, k, name, args.ptx_dir)
             print(line + " us", flush=True)
     with open(args.json, "w") as f:
         json.dump({"device": str(device), "copy_gbs": copy_gbs, "empty_ms": empty,
