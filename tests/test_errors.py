@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import portgemm
+from portgemm.backends import opencl
 from portgemm.runtime import Queue
 
 F32 = np.float32
@@ -85,6 +86,48 @@ def test_build_failure_carries_the_log(any_device):
         queue.program("__kernel void broken(__global float *x) { x[0] = undeclared_name; }")
     assert "undeclared_name" in info.value.log
     assert "undeclared_name" in str(info.value)
+
+
+def refused_build(*args, **kwargs):
+    raise portgemm.BuildError("refused for the test", "")
+
+
+@pytest.mark.parametrize("stacked", [False, True])
+def test_a_refused_build_queues_nothing(device, monkeypatch, stacked):
+    """PoCL refuses to build on some CPUs. The poison fill of a numpy C was queued before
+    the build, left pending when BuildError unwound, and PoCL then wrote into freed
+    memory: heap corruption, the process killed. Now nothing is queued first."""
+    queued = []
+    monkeypatch.setattr(Queue, "kernel", refused_build)
+    for name in ("fill", "copy", "map", "submit"):
+        monkeypatch.setattr(Queue, name, lambda self, *a, _name=name, **k: queued.append(_name))
+    out = np.full((2, 7, 9) if stacked else (7, 9), 5, F32)
+    with pytest.raises(portgemm.BuildError):
+        if stacked:  # one launch over the stack
+            resolved = opencl.BACKEND.resolve(device, "naive", None, (7, 9, 9), out.dtype)
+            opencl.BACKEND.run_stack(resolved, ones(2, 7, 9), ones(2, 9, 9), out=out,
+                                     poison=np.nan)
+        else:
+            portgemm.gemm(ones(7, 9), ones(9, 9), device=device, variant="naive",
+                          poison=np.nan, out=out)
+    assert queued == []
+    assert (out == 5).all()
+
+
+def test_an_error_after_queuing_waits_for_what_was_queued(device, monkeypatch):
+    """An error raised once commands are queued (here the launch) waits for them before
+    it unwinds: they may read or write the caller's host memory."""
+    finished = []
+
+    def failing_submit(self, *args, **kwargs):
+        raise RuntimeError("launch failed for the test")
+
+    monkeypatch.setattr(Queue, "submit", failing_submit)
+    original = Queue.finish
+    monkeypatch.setattr(Queue, "finish", lambda self: finished.append(1) or original(self))
+    with pytest.raises(RuntimeError, match="for the test"):
+        portgemm.gemm(ones(7, 9), ones(9, 5), device=device, variant="naive", poison=np.nan)
+    assert finished
 
 
 def test_no_matching_device_lists_devices_present():

@@ -50,6 +50,7 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     op_a, op_b = as_operand(a), as_operand(b)
     plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype,
                                          op_a.colmajor, op_b.colmajor)
+    kernels = build(queue, plan, sources, options)
     c = out if out is not None else new_result(queue, (m, n), a.dtype, a, b)
     order_after_other_queues(queue, a, b, c)
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
@@ -59,8 +60,8 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     i32 = np.int32
     arguments.update(M=i32(m), N=i32(n), K=i32(k), lda=i32(op_a.ld), ldb=i32(op_b.ld),
                      ldc=i32(n))
-    events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
-                                         transfer, c, wait)
+    events, kernel_ms, step_ms = _launch(queue, plan, kernels, arguments, waits, transfer, c,
+                                         wait)
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)
@@ -83,6 +84,7 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     if found is None:
         return None
     plan, sources, options = found
+    kernels = build(queue, plan, sources, options)
     c = out if out is not None else new_result(queue, (count, m, n), a.dtype, a, b)
     order_after_other_queues(queue, a, b, c)
     transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
@@ -102,8 +104,8 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
                      stride_a=i64(pitches[0] if a.shape[0] > 1 else 0),
                      stride_b=i64(pitches[1] if b.shape[0] > 1 else 0),
                      stride_c=i64(pitches[2]))
-    events, kernel_ms, step_ms = _launch(queue, plan, sources, options, arguments, waits,
-                                         transfer, c, wait)
+    events, kernel_ms, step_ms = _launch(queue, plan, kernels, arguments, waits, transfer, c,
+                                         wait)
     wall_ms = (time.perf_counter() - start) * 1e3
     return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
                       event=events[-1], step_ms=step_ms)
@@ -132,7 +134,14 @@ def stack_alignment(queue: Queue, transfer: Transfer, itemsize: int) -> int:
     return max(256, queue.device.handle.mem_base_addr_align // 8)
 
 
-def _launch(queue: Queue, plan, sources, options, arguments: dict, waits,
+def build(queue: Queue, plan, sources, options) -> list:
+    """The plan's kernels, built (or found built) before the call queues any command: a
+    build that fails then leaves nothing queued over the caller's arrays."""
+    return [queue.kernel(source, step.kernel, opts)
+            for step, source, opts in zip(plan.steps, sources, options)]
+
+
+def _launch(queue: Queue, plan, kernels: list, arguments: dict, waits,
             transfer: Transfer, c, wait: bool) -> tuple[list, float, tuple]:
     """The plan's kernels in order on the in-order queue, then C where the caller gets
     it: (events, kernel ms, each step's ms).
@@ -143,8 +152,6 @@ def _launch(queue: Queue, plan, sources, options, arguments: dict, waits,
     them as its event; its times are then NaN. What the caller queues next on that
     queue runs after them, and everything the kernels use is the queue's (its memory
     pool, its counters), so nothing is reused under them."""
-    kernels = [queue.kernel(source, step.kernel, opts)
-               for step, source, opts in zip(plan.steps, sources, options)]
     launched = time.perf_counter()
     events = []
     for step, kernel in zip(plan.steps, kernels):
@@ -280,7 +287,8 @@ class OpenCLBackend:
                     params = resolved.impl.check(params, resolved.device, a.dtype.itemsize)
                 except ParameterError:
                     continue
-            with queue.lock:  # calls from several threads take turns (Queue.lock)
+            # calls from several threads take turns (Queue.lock)
+            with queue.lock, queue.drained_on_error():
                 result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
                                    wait=wait)
             if result is not None:
@@ -299,7 +307,7 @@ class OpenCLBackend:
         Calls from several threads on one queue take turns (Queue.lock): a call of device
         arrays only holds it while it queues its commands, others until C is back."""
         queue = queue or queue_for(resolved.device, a, b)
-        with queue.lock:
+        with queue.lock, queue.drained_on_error():
             result = run_gemm(queue, resolved.impl, resolved.params, a, b, poison=poison,
                               out=out, wait=wait)
         result.source, result.reason = resolved.source, resolved.reason

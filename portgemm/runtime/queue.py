@@ -15,6 +15,7 @@ Usable on its own to run any OpenCL kernel over an :class:`NDRange`::
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
@@ -395,6 +396,21 @@ class Queue:
 
     def finish(self) -> None:
         self.cl_queue.finish()
+
+    @contextlib.contextmanager
+    def drained_on_error(self):
+        """On an exception, wait for the commands queued so far before it goes on: they
+        may read or write host memory (a numpy C used in place, its poison fill) that is
+        freed as the exception unwinds. Left pending, PoCL wrote into freed memory and
+        the process died of heap corruption."""
+        try:
+            yield
+        except BaseException:
+            try:
+                self.finish()
+            except Exception:  # the queue may be what failed; the first error matters
+                pass
+            raise
 
 
 def _options(options) -> tuple[str, ...]:
