@@ -195,3 +195,29 @@ def test_model_note_names_the_shapes_the_models_chose(any_device):
     assert len(notes) == 1 and "1x300x200, 3x300x200 ran the models' choice" in notes[0]
     assert "2x300x200" not in notes[0] and "--save" in notes[0]
     assert model_notes([record("shipped", 2)], [target]) == []
+
+
+def test_an_interrupted_run_writes_and_shows_its_rows(any_device, tmp_path, monkeypatch,
+                                                      capsys):
+    """Ctrl-C during the bench: the rows measured so far are written and shown, status
+    130 (a traceback and no file before)."""
+    import portgemm.bench.__main__ as bench_cli
+
+    calls = []
+
+    def second_interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    original = bench_cli.bench_case
+    monkeypatch.setattr(bench_cli, "bench_case", second_interrupted)
+    out_json = tmp_path / "r.json"
+    code = main(["--device", any_device.filter_string, "--variant", "naive,tiled",
+                 "--sizes", "24", "--reps", "1", "--json", str(out_json), "--no-progress",
+                 "--no-clblast"])
+    assert code == 130
+    assert [r["variant"] for r in json.loads(out_json.read_text())] == ["naive"]
+    captured = capsys.readouterr()
+    assert "naive" in captured.out and "interrupted after 1 rows" in captured.err

@@ -524,7 +524,9 @@ def test_command_line_timeout(tmp_path):
 
 # --- without mpi4py ------------------------------------------------------------------
 
-def test_missing_mpi4py_names_the_install(monkeypatch):
+def test_missing_mpi4py_names_the_install(monkeypatch, capsys):
+    """The API raises BackendUnavailableError naming the install; the command line says
+    it in one line, status 2 (a traceback, status 1 before)."""
     from portgemm import BackendUnavailableError, distributed
     from portgemm.distributed.__main__ import main
 
@@ -532,10 +534,11 @@ def test_missing_mpi4py_names_the_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)
     a = np.ones((3, 3), np.float32)
     for call in (lambda: distributed.gemm(a, a, "rows"),
-                 lambda: distributed.gemm_blocks(a, a, (3, 3, 3), "summa"),
-                 lambda: main(["--sizes", "3"])):
+                 lambda: distributed.gemm_blocks(a, a, (3, 3, 3), "summa")):
         with pytest.raises(BackendUnavailableError, match=r'pip install "portgemm\[mpi\]"'):
             call()
+    assert main(["--sizes", "3"]) == 2
+    assert 'pip install "portgemm[mpi]"' in capsys.readouterr().err
 
 
 def test_importing_the_package_does_not_start_mpi():

@@ -11,6 +11,8 @@ import sys
 import numpy as np
 import pytest
 
+import portgemm
+
 from portgemm.errors import ParameterError
 from portgemm.experiments import experiments, get, run_experiment, select
 from portgemm.experiments import measure
@@ -81,6 +83,33 @@ def test_every_experiment_writes_json_table_and_plot(name, any_device, tmp_path)
     assert f"![{name}]({name}.png)" in md
     assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert outcome.plot_marks == {"wrong": 0, "skipped": sum(r["status"] != "ok" for r in records)}
+
+
+def test_an_experiment_whose_every_point_failed_is_status_1(any_device, tmp_path,
+                                                           monkeypatch, capsys):
+    """Every point failed (a device that builds nothing: PoCL on some CPUs) once ended
+    with status 0, as if the experiment had run."""
+    def refused(a, b, **kwargs):
+        raise portgemm.BuildError("refused for the test", "")
+
+    monkeypatch.setattr(measure, "gemm", refused)
+    code = main(["run", "004-tile-width", "--mode", "tiny", "--device",
+                 any_device.filter_string, "--out", str(tmp_path), "--no-progress"])
+    assert code == 1
+    assert "no point ran in 004-tile-width" in capsys.readouterr().err
+
+
+def test_list_into_a_closed_pipe_ends_quietly():
+    """``experiments list | head -1``: the reader gone, no traceback and status 0."""
+    import os
+    import subprocess
+
+    read, write = os.pipe()
+    os.close(read)
+    run = subprocess.run([sys.executable, "-m", "portgemm.experiments", "list"], stdout=write,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    assert run.returncode == 0 and run.stderr == ""
 
 
 def test_a_wrong_point_is_marked_in_table_json_and_plot(any_device, tmp_path, monkeypatch,
@@ -193,6 +222,8 @@ def test_tables_put_the_reports_numbers_beside_ours():
     (["run", "003-tile-sweep", "--mode", "tiny", "--device", "bogus"], "--device 'bogus'"),
     (["run", "003-tile-sweep", "--mode", "tiny", "--out", "{file}"], "is a file"),
     (["redraw", "003-tile-sweep", "--out", "{empty}"], "nothing to redraw"),
+    (["run", "003-length-sweep", "--budget", "-1"], "--budget must be > 0"),
+    (["run", "003-length-sweep", "--time-limit", "0"], "--time-limit must be > 0"),
 ])
 def test_mistakes_are_status_2_before_any_work(argv, says, tmp_path, capsys, monkeypatch):
     """A device that names none and --out a file raised a traceback with status 1

@@ -127,6 +127,10 @@ def test_resumes_from_cache_file(device, tmp_path):
     rest = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, progress=False,
                 cache_file=cache)
     assert rest.measured == 5 and rest.from_cache == 4
+    # the records appended after the cut-off line are each read back, the first one too
+    last = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, progress=False,
+                cache_file=cache)
+    assert last.measured == 0 and last.from_cache == 9
 
 
 def test_strategies_and_invalid_points(device):
@@ -447,3 +451,60 @@ def test_cli_tunes_saves_and_shows(device, tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "64x64x64" in out and "3000x3000x3000" in out and "because" in out
     assert cli_main(["--device", device.filter_string, "--sizes", "64"]) == 2
+
+
+def test_cli_save_refuses_databases_turned_off(device, tmp_path, monkeypatch, capsys):
+    """PORTGEMM_TUNING_DB=none turns the databases off: --save once wrote a file named
+    'none' into the working folder; now it is a mistake, before any work."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, "none")
+    with pytest.raises(SystemExit) as info:
+        cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
+                  "--save", "--no-progress"])
+    assert info.value.code == 2
+    assert "PORTGEMM_TUNING_DB=none" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    assert cli_main(["--device", device.filter_string, "--sizes", "64", "--show"]) == 0
+    assert "databases: none read" in capsys.readouterr().out
+
+
+def test_cli_reads_the_database_before_tuning(device, tmp_path, monkeypatch, capsys):
+    """A database that cannot be read is a mistake said before any tuning (it once came
+    after the first variant's whole search)."""
+    damaged = tmp_path / "user.json"
+    damaged.write_text("{not json")
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(damaged))
+    with pytest.raises(SystemExit) as info:
+        cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
+                  "--save", "--no-progress", "--no-cache"])
+    assert info.value.code == 2
+    assert "cannot read tuning database" in capsys.readouterr().err
+
+
+def test_cli_says_what_each_variant_saved_at_once(device, tmp_path, monkeypatch, capsys):
+    """Each variant's save is said when it is made (an interrupted later variant used to
+    hide it), and a variant with no correct candidate says nothing was saved."""
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(tmp_path / "user.json"))
+    code = cli_main(["--device", device.filter_string, "--variant", "naive,tiled",
+                     "--sizes", "64", "--restrict", "wg_x > 1000", "--reps", "1",
+                     "--no-progress", "--no-cache", "--save", "--only", "wg_x=2,4"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "nothing saved for naive" in out and "nothing saved for tiled" in out
+    interrupted = iter([None, KeyboardInterrupt()])
+
+    def second_variant_interrupted(*args, **kwargs):
+        failure = next(interrupted)
+        if failure:
+            raise failure
+        return original(*args, **kwargs)
+
+    import portgemm.tune.__main__ as tune_cli
+    original = tune_cli.tune
+    monkeypatch.setattr(tune_cli, "tune", second_variant_interrupted)
+    code = cli_main(["--device", device.filter_string, "--variant", "naive,tiled",
+                     "--sizes", "64", "--reps", "1", "--no-progress", "--no-cache", "--save",
+                     "--only", "wg_x=2,4", "--only", "wg_y=2"])
+    out = capsys.readouterr().out
+    assert code == 130
+    assert "saved naive for shape classes small" in out

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 from tabulate import tabulate
 
+from ..auto.database import databases_disabled
 from ..backends import get_backend
 from ..cli import (Parser, check_minimums, stdout_closed_quietly, writable_output,
                    write_atomically)
@@ -126,15 +127,16 @@ def params_for(variant: str, requested: dict, target: Target) -> dict:
     return {k: v for k, v in requested.items() if k in names}
 
 
-def run(args) -> list[BenchRecord]:
-    """Time every case of arguments checked by :func:`parse_args`."""
+def run(args, records: list | None = None) -> list[BenchRecord]:
+    """Time every case of arguments checked by :func:`parse_args`, each record appended
+    to ``records`` as it is made (a run cut short by Ctrl-C keeps them)."""
     targets, requested, shapes = args.targets, args.requested, args.shapes
     dtype = np.dtype(args.dtype)
     rng = np.random.default_rng(args.seed)
 
     plan = [(t, variants_for(t, args.variant)) for t in targets]
     progress = _progress(len(shapes) * sum(len(v) for _, v in plan), disable=args.no_progress)
-    records = []
+    records = [] if records is None else records
     for m, n, k in shapes:
         a = rng.standard_normal((m, k)).astype(dtype)
         b = rng.standard_normal((k, n)).astype(dtype)
@@ -210,7 +212,10 @@ def model_notes(records: list[BenchRecord], targets: list[Target]) -> list[str]:
     """One line per OpenCL device (what the tuner tunes) with the shapes whose ``auto``
     row found no tuning database entry for its shape class (the models chose: by design
     for the skinny and tall-skinny classes), and the command that tunes the size
-    classes."""
+    classes. None where PORTGEMM_TUNING_DB=none turns the databases off: no entry is
+    read there, so none could help."""
+    if databases_disabled():
+        return []
     tunable = {t.label: t.opencl_device.filter_string for t in targets
                if t.opencl_device is not None}
     shapes: dict[str, list[str]] = {}
@@ -250,7 +255,11 @@ def exit_status(records: list[BenchRecord]) -> tuple[int, str]:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    records = run(args)
+    records, interrupted = [], False
+    try:
+        run(args, records)
+    except KeyboardInterrupt:  # the rows measured so far are still written and shown
+        interrupted = True
     try:
         write_outputs(records, args.outputs)  # first: a closed stdout must not lose them
     except OSError as exc:
@@ -272,6 +281,10 @@ def main(argv=None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # piped into head and the like: the reader has what it wanted
         stdout_closed_quietly()
+    if interrupted:
+        print(f"{PROG}: interrupted after {len(records)} rows; those are shown and written",
+              file=sys.stderr)
+        return 130
     if why:
         print(f"{PROG}: {why}", file=sys.stderr)
     return status

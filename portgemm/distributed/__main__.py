@@ -24,6 +24,7 @@ import numpy as np
 from ..backends import get_backend
 from ..bench.runner import parse_sizes
 from ..cli import writable_output, write_atomically
+from ..errors import BackendUnavailableError
 from .agreement import Statement, agree
 from .api import PARTITIONS
 from .clock import Clock
@@ -57,9 +58,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="keep operands and C on each rank's device: rows, 2d, summa and "
                         "splitk start from blocks uploaded once before the timed calls "
                         "(p2p runs from rank 0 as always); panels that cross ranks go "
-                        "device -> pinned host -> MPI -> pinned host -> device, timed as "
-                        "communication; C is downloaded after the timed calls for the "
-                        "check. OpenCL backend only")
+                        "through host memory, timed as communication: ranks of one node "
+                        "share one MPI window (device -> window -> device), others go "
+                        "device -> pinned host -> MPI -> pinned host -> device "
+                        "($PORTGEMM_MPI_ROUTE=mpi for that route everywhere); C is "
+                        "downloaded after the timed calls for the check. OpenCL backend "
+                        "only")
     p.add_argument("--panel", type=int, default=None, help="SUMMA's widest K step")
     p.add_argument("--no-overlap", action="store_true",
                    help="SUMMA: do not fetch the next panels while computing")
@@ -101,7 +105,11 @@ def main(argv=None) -> int:
     # pyopencl's own kernels (device sums and fills of resident runs) print their
     # compilers' chatter as warnings; the table is what this command is for
     warnings.filterwarnings("ignore", message="Non-empty compiler output")
-    mpi = load_mpi()  # BackendUnavailableError naming the install when mpi4py is missing
+    try:
+        mpi = load_mpi()
+    except BackendUnavailableError as exc:  # mpi4py missing: the install it needs, one line
+        print(f"python -m portgemm.distributed: {exc}", file=sys.stderr)
+        return 2
     comm = mpi.COMM_WORLD
     with Watchdog(comm, args.timeout):
         try:

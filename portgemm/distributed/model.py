@@ -28,6 +28,7 @@ import argparse
 import math
 from dataclasses import dataclass
 
+from ..cli import stdout_closed_quietly
 from .layout import BlockLayout, master_worker_ranges, padded_ranges, process_grid
 
 
@@ -186,4 +187,7 @@ def _main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    _main()
+    try:
+        _main()
+    except BrokenPipeError:  # piped into head and the like: the reader has what it wanted
+        stdout_closed_quietly()

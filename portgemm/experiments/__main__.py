@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..cli import stdout_closed_quietly
 from ..errors import ParameterError
 from .registry import GROUPS, experiments, select
 from .runner import PLOT_HINT, redraw, run_experiment
@@ -48,6 +49,18 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    try:
+        return _main(args)
+    except BrokenPipeError:  # piped into head and the like: the reader has what it wanted
+        stdout_closed_quietly()
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted: the experiments finished before it are written; the one "
+              "under way is not", file=sys.stderr)
+        return 130
+
+
+def _main(args) -> int:
     if args.command == "list":
         known = experiments()
         width = max(map(len, known))
@@ -66,8 +79,8 @@ def main(argv=None) -> int:
         return 2
     if args.command == "redraw":
         chosen = [e for e in chosen if (Path(args.out) / f"{e.name}.json").exists()]
-    wrong = False
-    plotless = False
+    wrong = plotless = False
+    failed = []
     for experiment in chosen:
         if args.command == "redraw":
             outcome = redraw(experiment, args.out)
@@ -81,15 +94,24 @@ def main(argv=None) -> int:
               + " -> " + ", ".join(str(f) for f in outcome.files))
         wrong |= bool(outcome.wrong)
         plotless |= not outcome.plotted
+        if counts["failed"] and not counts["ok"]:
+            failed.append(experiment.name)
     if plotless:
         print(f"no plots written: {PLOT_HINT}")
-    return 1 if wrong else 0
+    if failed:
+        print(f"no point ran in {', '.join(failed)}: every one failed (see the tables)",
+              file=sys.stderr)
+    return 1 if wrong or failed else 0
 
 
 def _mistake(args, chosen) -> str:
     """What is wrong with the arguments before any work, '' when nothing: --out a file,
     a --device that names none, nothing to redraw."""
     out = Path(args.out)
+    for option, value in (("--budget", getattr(args, "budget", None)),
+                          ("--time-limit", getattr(args, "time_limit", None))):
+        if value is not None and not value > 0:
+            return f"{option} must be > 0 seconds, got {value:g}"
     if out.exists() and not out.is_dir():
         return f"--out {args.out} is a file, not a folder"
     if args.command == "redraw":

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..auto import choose
 from ..auto import phvm as paper
-from ..auto.database import shipped_database_paths, user_database_path
+from ..auto.database import (databases_disabled, read_database, shipped_database_paths,
+                              user_database_path)
 from ..auto.lookup import LEVELS
 from ..cli import Parser, check_minimums, writable_output
 from ..errors import PortgemmError
@@ -99,7 +100,7 @@ def build_parser() -> Parser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save", action="store_true",
                    help="write the best per shape class into the user database "
-                        f"({user_database_path()})")
+                        f"({user_database_label()})")
     p.add_argument("--database", default=None, metavar="PATH",
                    help="write the best into this database file instead (implies --save)")
     p.add_argument("--level", choices=LEVELS, default="exact",
@@ -128,11 +129,19 @@ def build_parser() -> Parser:
     return p
 
 
+def user_database_label() -> str:
+    """The user database's path, or that the databases are off."""
+    return "off: PORTGEMM_TUNING_DB=none" if databases_disabled() else str(user_database_path())
+
+
 def show(device, sizes, itemsize) -> None:
     print(f"variant='auto' on {device.description} "
           f"(vendor {device.vendor!r}, driver {device.driver_version!r}):")
-    print(f"  databases: user {user_database_path()}; shipped "
-          + (", ".join(str(p) for p in shipped_database_paths()) or "(none)"))
+    if databases_disabled():
+        print("  databases: none read (PORTGEMM_TUNING_DB=none)")
+    else:
+        print(f"  databases: user {user_database_path()}; shipped "
+              + (", ".join(str(p) for p in shipped_database_paths()) or "(none)"))
     for m, n, k in sizes:
         choice = choose(device, m, n, k, itemsize)
         print(f"  {m}x{n}x{k}: {choice.variant} {choice.params}\n    because: {choice.reason}")
@@ -207,7 +216,12 @@ def checked_arguments(parser: Parser, args):
                 if unknown:  # every point would fail it: nothing would be measured
                     raise ValueError(f"--restrict {expression!r}: variant {variant.name!r} "
                                      f"has no parameter {', '.join(unknown)}")
+        if args.save and args.database is None and databases_disabled():
+            raise ValueError("--save writes the user database, which PORTGEMM_TUNING_DB=none "
+                             "turns off: give --database PATH, or unset it")
         database = args.database or (user_database_path() if args.save else None)
+        if database is not None and (variants or args.quick):
+            read_database(database, fresh=True)  # unreadable: said now, not after tuning
         cache = None if args.no_cache else (args.cache or default_cache_file())
         for path in (database, cache) if variants or args.quick else ():  # written by tuning
             if path is not None:
@@ -269,7 +283,6 @@ def main(argv=None) -> int:
             return 0
         cache = None if args.no_cache else (args.cache or default_cache_file())
         started = time.perf_counter()
-        saved = []
         for variant in variants:
             space = search_space_of(args, variant)
             budget = None
@@ -287,14 +300,15 @@ def main(argv=None) -> int:
             print(result.summary())
             print(result.table(args.top))
             print()
-            if args.save or args.database:
+            if args.save or args.database:  # said at once: a later variant may be interrupted
                 entries = result.database_entries()
-                if entries:
-                    path = save_entries(args.database, device, entries, args.level)
-                    saved.append((variant.name, [e["shape_class"] for e in entries], path))
-        for name, classes, path in saved:
-            print(f"saved {name} for shape classes {', '.join(classes)} ({args.level} key) "
-                  f"into {path}")
+                if not entries:
+                    print(f"nothing saved for {variant.name}: no candidate ran correctly")
+                    continue
+                path = save_entries(args.database, device, entries, args.level)
+                print(f"saved {variant.name} for shape classes "
+                      f"{', '.join(e['shape_class'] for e in entries)} ({args.level} key) "
+                      f"into {path}\n")
         if args.show:
             print()
             show(device, sizes, itemsize)

@@ -61,8 +61,13 @@ class MeasurementCache:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, sort_keys=True) + "\n")
+        line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+        with open(self.path, "ab+") as f:
+            # a line cut short by a killed run: end it first, or this record joins it and
+            # both are lost to the next reader
+            if f.seek(0, os.SEEK_END) and (f.seek(-1, os.SEEK_END), f.read(1))[1] != b"\n":
+                line = b"\n" + line
+            f.write(line)  # one write: appends from other processes stay whole lines
             f.flush()
 
     def __len__(self) -> int:
