@@ -38,7 +38,12 @@ def to_host(array, out: np.ndarray | None = None) -> np.ndarray:
     reads them, but in turn with the commands portgemm queues there from other threads
     (:attr:`Queue.lock`): NVIDIA's driver crashed the process when one thread's copies
     met another's portgemm commands on a queue (docs/known-issues.md). A numpy array is
-    returned as it is (copied into ``out`` when given)."""
+    returned as it is (copied into ``out`` when given).
+
+    ``out`` may be of any layout, as numpy's ``copyto`` takes it (ValueError for another
+    shape), and the device array any view (``c_dev[:, 1:3]``, ``c_dev.T``): what is not
+    a plain C-contiguous copy goes through a C-ordered array first, rather than raw bytes
+    laid into ``out`` in its own order (rows scrambled before)."""
     from .runtime.queue import Queue
 
     if not is_device_array(array):
@@ -46,8 +51,31 @@ def to_host(array, out: np.ndarray | None = None) -> np.ndarray:
             return np.asarray(array)
         np.copyto(out, array)
         return out
-    with Queue.for_cl_queue(array.queue).lock:
-        return array.get(ary=out)
+    if out is not None and tuple(out.shape) != tuple(array.shape):
+        raise ValueError(f"out has shape {tuple(out.shape)}, the array {tuple(array.shape)}")
+    plain = out is None or (out.flags.c_contiguous and out.dtype == array.dtype)
+    queue = Queue.for_cl_queue(array.queue)
+    with queue.lock:
+        if array.flags.c_contiguous and plain:
+            return array.get(ary=out)
+        values = array.get() if array.flags.c_contiguous else _strided_values(queue, array)
+    if out is None:
+        return np.ascontiguousarray(values)
+    np.copyto(out, values)
+    return out
+
+
+def _strided_values(queue, array) -> np.ndarray:
+    """A device view that is not C-contiguous, read as numpy reads a view: the bytes its
+    elements span, brought back in one copy, then seen through the view's strides."""
+    itemsize = array.dtype.itemsize
+    low = sum(min(0, (n - 1) * s) for n, s in zip(array.shape, array.strides))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(array.shape, array.strides))
+    span = np.empty(high - low + itemsize, np.uint8)
+    if array.size:
+        queue.copy(span, array.base_data, src_offset=array.offset + low,
+                   wait_for=array.events or None)
+    return np.ndarray(array.shape, array.dtype, span, -low, array.strides)
 
 
 def empty_pinned(shape, dtype=np.float32, device: Any = None) -> np.ndarray:

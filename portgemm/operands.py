@@ -64,6 +64,13 @@ def written_apart(out, *operands) -> bool:
             or overlaps(out, *operands))
 
 
+def of_another_kind(out, *operands) -> bool:
+    """Whether ``out`` is numpy where C is made on the device (an operand is a device
+    array), or the reverse: a stack's products then fill a C of their own kind, copied
+    into ``out`` after (:func:`copy_into`)."""
+    return is_device_array(out) != any(is_device_array(x) for x in operands)
+
+
 def overlaps(out, *operands) -> bool:
     """Whether writing ``out`` may change an operand: numpy arrays whose memory may
     overlap (their bounds, as ``numpy.may_share_memory`` tells), or device arrays of one
@@ -80,13 +87,24 @@ def overlaps(out, *operands) -> bool:
 
 
 def copy_into(out, c, *, wait: bool):
-    """``out`` holding C's values (``c``: an array of the same kind, shape and dtype). A
-    device copy is queued after C's commands on C's queue, waited for when ``wait``."""
-    if not is_device_array(out):
-        np.copyto(out, c)
-        return out
+    """``out`` holding C's values (``c``: a C-contiguous array of the same shape and
+    dtype, numpy or on the device, of either kind whatever ``out``'s). A copy between
+    device arrays is queued after C's commands on C's queue, waited for when ``wait``;
+    one from the host is waited for (its source may be a temporary)."""
     from .runtime.queue import Queue
 
+    if not is_device_array(out):
+        if is_device_array(c):
+            from .memory import to_host
+
+            return to_host(c, out=out)
+        np.copyto(out, c)
+        return out
+    if not is_device_array(c):  # numpy's C into a device out (at an offset, say)
+        Queue.for_cl_queue(out.queue).copy(out.base_data, np.ascontiguousarray(c),
+                                           dst_offset=out.offset,
+                                           wait_for=out.events or None)
+        return out
     event = Queue.for_cl_queue(c.queue).copy(out.base_data, c.base_data, byte_count=c.nbytes,
                                              dst_offset=out.offset,
                                              wait_for=(c.events + out.events) or None)

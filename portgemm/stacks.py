@@ -28,7 +28,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .operands import (MAX_ELEMENTS, check_dtypes, check_one_context, check_out, copy_into,
-                       is_device_array, native_order, written_apart)
+                       is_device_array, native_order, of_another_kind, written_apart)
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
@@ -101,7 +101,8 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
                              f"index limit of {MAX_ELEMENTS}")
     if out is not None:
         check_out(out, final, a.dtype)
-        if written_apart(out, a, b):  # as numpy does: C made apart, then copied in
+        if written_apart(out, a, b) or of_another_kind(out, a, b):
+            # as numpy does: C made apart, then copied in
             return copy_into(out, matmul_stacks(a, b, product, None, stack_product),
                              wait=False)
     full = stack + (m, n)

@@ -86,7 +86,7 @@ def test_to_host_reads_a_device_array_back(device, monkeypatch):
     lock, held = Queue.for_device(device).lock, []
 
     class Watched:  # a device array whose read notes whether its queue's lock is held
-        queue = a_dev.queue
+        queue, flags, shape, dtype = a_dev.queue, a_dev.flags, a_dev.shape, a_dev.dtype
 
         def get(self, ary=None):
             held.append(held_elsewhere(lock))
@@ -97,6 +97,58 @@ def test_to_host_reads_a_device_array_back(device, monkeypatch):
                         lambda x: isinstance(x, Watched) or is_device(x))
     portgemm.to_host(Watched())
     assert held == [True]
+
+
+def test_to_host_into_any_layout_and_from_any_view(device):
+    """to_host laid the device's bytes into ``out`` in out's own order (a Fortran-order
+    out got C's rows scrambled, silently) and refused views with pyopencl's assertion."""
+    x = np.arange(7 * 9, dtype=np.float32).reshape(7, 9)
+    x_dev = portgemm.to_device(x, device)
+    for out in (np.empty((7, 9), np.float32, order="F"), np.empty((9, 7), np.float32).T,
+                np.empty((7, 18), np.float32)[:, ::2], np.empty((7, 9), np.float64)):
+        out[...] = np.nan
+        assert portgemm.to_host(x_dev, out=out) is out and np.array_equal(out, x)
+    with pytest.raises(ValueError, match="shape"):
+        portgemm.to_host(x_dev, out=np.empty((9, 7), np.float32))
+    views = {"columns": (x_dev[:, 2:5], x[:, 2:5]), "block": (x_dev[3:6, 1:8], x[3:6, 1:8]),
+             "transposed": (x_dev.T, x.T), "one column": (x_dev[1:, 4], x[1:, 4]),
+             "block transposed": (x_dev[2:5, 1:3].T, x[2:5, 1:3].T)}
+    for name, (view, expected) in views.items():
+        got = portgemm.to_host(view)
+        assert got.shape == expected.shape and np.array_equal(got, expected), name
+
+
+def test_out_of_the_other_kind(device):
+    """C made on the device into a numpy out that is not C-contiguous, C made from numpy
+    operands into a device out at an offset, and stacks of either kind into an out of the
+    other: each raised from deep inside (a dtype('O') cast, a missing .queue, 'setting an
+    array element with a sequence')."""
+    def agrees(got, expected):
+        assert not np.isnan(got).any()  # every element written
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((4, 3)).astype(np.float32)
+    a_dev, b_dev = portgemm.to_device(a, device), portgemm.to_device(b, device)
+    out = np.full((5, 3), np.nan, np.float32, order="F")
+    assert portgemm.matmul(a_dev, b_dev, out=out) is out
+    agrees(out, a @ b)
+    whole = portgemm.to_device(np.full((8, 3), 7, np.float32), device)
+    portgemm.matmul(a, b, device=device, out=whole[3:])
+    got = whole.get()
+    assert (got[:3] == 7).all()
+    agrees(got[3:], a @ b)
+    s, t = rng.standard_normal((4, 5, 4)).astype(np.float32), rng.standard_normal((4, 4, 3)).astype(np.float32)
+    s_dev, t_dev = portgemm.to_device(s, device), portgemm.to_device(t, device)
+    out = np.full((2, 5, 3), np.nan, np.float32)
+    portgemm.matmul(s_dev[::2], t_dev[::2], out=out)
+    agrees(out, s[::2] @ t[::2])
+    for variant in ("auto", "phvm"):
+        out_dev = portgemm.to_device(np.full((4, 5, 3), np.nan, np.float32), device)
+        portgemm.matmul(s, t, device=device, variant=variant, out=out_dev)
+        agrees(out_dev.get(), s @ t)
+        portgemm.matmul(a, t, device=device, variant=variant, out=out_dev)
+        agrees(out_dev.get(), a @ t)
 
 
 def test_arrays_of_an_out_of_order_queue(device):
