@@ -131,6 +131,17 @@ def test_strassen_spreads_a_non_finite_value_no_further_than_numpy(bad, in_b):
     assert np.allclose(c[finite], expected[finite])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_strassen_of_large_finite_values_is_finite_where_numpy_is(dtype):
+    """Entries above half the dtype's largest value overflowed Strassen's block sums:
+    every element of C was NaN where numpy's product is finite."""
+    a = np.full((256, 256), np.finfo(dtype).max / 1.5, dtype)
+    b = np.full((256, 256), 1e-9, dtype)
+    c = SERIAL_ALGORITHMS["strassen"][0](a, b, cutoff=32)
+    expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(dtype)
+    assert np.isfinite(c).all() and np.allclose(c, expected, rtol=1e-5)
+
+
 def test_registry_lists_each_tunable_parameter_with_its_default():
     for name, (function, params) in SERIAL_ALGORITHMS.items():
         signature = inspect.signature(function)

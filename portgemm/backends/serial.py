@@ -213,13 +213,17 @@ def gemm_strassen(a, b, cutoff: int = 128) -> np.ndarray:
     before multiplying, so one NaN reaches every element of C that shares a block
     product with it (one NaN in a 300 x 300 product gave 675 NaNs where numpy has
     300), and an infinity turns into NaNs through inf - inf. The classical product
-    poisons exactly the row or column numpy does.
+    poisons exactly the row or column numpy does. So does finite input whose Strassen
+    product is not finite: a block sum past the dtype's largest value (entries above
+    half of it) overflowed, where the classical product may not (all 65536 elements of
+    a 256 x 256 product NaN, where numpy's were finite).
     """
     cutoff = _check_positive("cutoff", cutoff)
     a, b = contiguous_operands(a, b)
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         return gemm_blocked(a, b)
-    return _strassen(a, b, cutoff)
+    c = _strassen(a, b, cutoff)
+    return c if np.isfinite(c).all() else gemm_blocked(a, b)
 
 
 def _strassen(a: np.ndarray, b: np.ndarray, cutoff: int) -> np.ndarray:
