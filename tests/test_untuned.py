@@ -208,6 +208,10 @@ def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
     picked = quick.showdown(result, start.params)
     assert picked.best.params == start.params and picked.best.kernel_ms == 0.9
     assert "showdown of 5" in picked.strategy
+    # what decided it is shown: the table ranks by the search's times, not the showdown's
+    assert [(p["tile_x"], ms) for p, ms in picked.showdown] == [(2, 2.0), (4, 1.2), (16, 3.0),
+                                                                (32, 3.0), (8, 0.9)]
+    assert "showdown of the fastest" in picked.summary() and "0.9000" in picked.summary()
     # the four fastest of the search and the start, in turn, the order rotating
     assert timed == [2, 4, 16, 32, 8, 4, 16, 32, 8, 2, 16, 32, 8, 2, 4]
     # without the start among them, the fastest of the four again

@@ -75,7 +75,8 @@ def showdown(result: TuneResult, start: Mapping | None = None) -> TuneResult:
     """The result with its best chosen again: the SHOWDOWN_SIZE fastest candidates (and
     ``start``, when it ran), measured SHOWDOWN_ROUNDS times in turn on one queue (the
     order rotating), the lowest median winning, or the start unless that median is
-    START_MARGIN below its own. Its record then holds the showdown's times."""
+    START_MARGIN below its own. Its record then holds the showdown's times, and the
+    result's ``showdown`` every finalist's median (the table ranks by the search's)."""
     ok = sorted(result.ok, key=lambda c: c.kernel_ms)
     finalists = ok[:SHOWDOWN_SIZE]
     first = next((c for c in ok if start is not None and c.params == dict(start)), None)
@@ -102,7 +103,9 @@ def showdown(result: TuneResult, start: Mapping | None = None) -> TuneResult:
                                  times_ms=times[index], cached=False)
     best = dataclasses.replace(winner, records=[record])
     return dataclasses.replace(result, best=best,
-                               strategy=f"{result.strategy}, showdown of {len(finalists)}")
+                               strategy=f"{result.strategy}, showdown of {len(finalists)}",
+                               showdown=[(dict(c.params), ms)
+                                         for c, ms in zip(finalists, medians)])
 
 
 def quick_entries(result: TuneResult) -> list[dict]:

@@ -112,6 +112,8 @@ class TuneResult:
     elapsed_s: float
     stopped: str = ""      # why the search ended early ("budget", "max_evals"), if it did
     invalid_reasons: dict[str, int] = field(default_factory=dict)  # every invalid point
+    # a quick tune's showdown: (params, median ms) of each finalist, timed again in turn
+    showdown: list[tuple[dict, float]] = field(default_factory=list)
 
     @property
     def invalid_count(self) -> int:
@@ -201,8 +203,12 @@ class TuneResult:
     def summary(self) -> str:
         counts = ", ".join(f"{n} {s}" for s, n in self.counts().items())
         sizes = ", ".join("x".join(map(str, s)) for s in self.sizes)
+        # warm-start points outside the space are measured too (more ok than points)
+        beside = sum(self.counts().values()) - self.space_size
+        space = f"space {self.space_size} points" + (
+            f" and {beside} warm start{'s' if beside > 1 else ''} outside it" if beside > 0 else "")
         text = (f"{self.variant} on {self.device.description}, {self.dtype}, sizes {sizes}: "
-                f"strategy {self.strategy}, space {self.space_size} points ({counts}); "
+                f"strategy {self.strategy}, {space} ({counts}); "
                 f"measured {self.measured}, from cache {self.from_cache}, "
                 f"{self.elapsed_s:.1f} s")
         if self.stopped:
@@ -210,6 +216,9 @@ class TuneResult:
         if self.invalid_reasons:
             common = sorted(self.invalid_reasons.items(), key=lambda kv: -kv[1])[:3]
             text += "\ninvalid: " + "; ".join(f"{n} x {_short(r, 90)}" for r, n in common)
+        if self.showdown:  # the best is the showdown's, not the table's first row
+            text += "\nshowdown of the fastest, timed again in turn (median ms): " + "; ".join(
+                f"{params} {ms:.4f}" for params, ms in self.showdown)
         if self.best is not None:
             text += (f"\nbest: {self.best.params} {self.best.kernel_ms:.4f} ms, "
                      f"{self.best.gflops:.2f} GFLOPS")
