@@ -10,9 +10,9 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, Resolved, get_backend
 from .errors import ParameterError
+from .memory import copy_into
 from .operands import (check_device_memory, check_one_context, check_operands, check_out,
-                       copy_into, is_device_array, is_empty_product, layout_of,
-                       written_apart)
+                       is_device_array, is_empty_product, layout_of, written_apart)
 from .result import GemmResult
 from .stacks import is_plain, matmul_stacks
 

@@ -86,34 +86,6 @@ def overlaps(out, *operands) -> bool:
     return False
 
 
-def copy_into(out, c, *, wait: bool):
-    """``out`` holding C's values (``c``: a C-contiguous array of the same shape and
-    dtype, numpy or on the device, of either kind whatever ``out``'s). A copy between
-    device arrays is queued after C's commands on C's queue, waited for when ``wait``;
-    one from the host is waited for (its source may be a temporary)."""
-    from .runtime.queue import Queue
-
-    if not is_device_array(out):
-        if is_device_array(c):
-            from .memory import to_host
-
-            return to_host(c, out=out)
-        np.copyto(out, c)
-        return out
-    if not is_device_array(c):  # numpy's C into a device out (at an offset, say)
-        Queue.for_cl_queue(out.queue).copy(out.base_data, np.ascontiguousarray(c),
-                                           dst_offset=out.offset,
-                                           wait_for=out.events or None)
-        return out
-    event = Queue.for_cl_queue(c.queue).copy(out.base_data, c.base_data, byte_count=c.nbytes,
-                                             dst_offset=out.offset,
-                                             wait_for=(c.events + out.events) or None)
-    out.add_event(event)
-    if wait:
-        event.wait()
-    return out
-
-
 def native_order(x):
     """``x`` in the machine's byte order: a byte-swapped array (read from a file of
     another machine's order, say) copied into it, any other returned as it is."""

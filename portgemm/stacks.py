@@ -27,7 +27,8 @@ from typing import Callable
 import numpy as np
 
 from .errors import ParameterError
-from .operands import (MAX_ELEMENTS, check_dtypes, check_one_context, check_out, copy_into,
+from .memory import copy_into
+from .operands import (MAX_ELEMENTS, check_dtypes, check_one_context, check_out,
                        is_device_array, native_order, of_another_kind, written_apart)
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options

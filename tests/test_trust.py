@@ -211,7 +211,11 @@ def test_bench_where_every_row_was_skipped_fails(any_device, capsys):
 
 def test_bench_records_source_and_says_how_to_tune_a_device_without_entries(
         any_device, tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("PORTGEMM_TUNING_DB", "none")  # no database: auto uses the model
+    from portgemm.auto import database
+
+    # no entry anywhere (an empty user database, no shipped one): auto uses the model
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "empty.json"))
+    monkeypatch.setattr(database, "shipped_database_paths", lambda: ())
     out_json, out_csv = tmp_path / "r.json", tmp_path / "r.csv"
     assert bench.main(["--device", any_device.filter_string, "--variant", "auto,naive",
                        "--sizes", "8", "--json", str(out_json), "--csv", str(out_csv),
@@ -222,8 +226,13 @@ def test_bench_records_source_and_says_how_to_tune_a_device_without_entries(
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("device"))
     assert "source" in header.split()
-    assert (f"python -m portgemm.tune --quick --device {any_device.filter_string} --save"
-            in out)
+    hint = f"python -m portgemm.tune --quick --device {any_device.filter_string} --save"
+    assert hint in out
+    # with the databases turned off no entry is read, so tuning could not help: no hint
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", "none")
+    assert bench.main(["--device", any_device.filter_string, "--variant", "auto",
+                       "--sizes", "8", *QUICK]) == 0
+    assert hint not in capsys.readouterr().out
 
 
 def test_bench_says_nothing_about_tuning_when_auto_has_an_entry(any_device, capsys):
