@@ -210,7 +210,7 @@ def as_operand(x) -> Operand:
                                  "contiguous (b_dev[:, 3:9] may; b_dev[:, ::2] may not, "
                                  "and pyopencl can neither copy nor read it: take such a "
                                  "view of the numpy array instead)")
-        along_rows = x.strides[1] == x.dtype.itemsize  # as runs_of lays it out
+        along_rows = runs_along_rows(x)  # as runs_of lays it out
         return Operand(x, not along_rows, x.shape[1] if along_rows else x.shape[0])
     return Operand(np.ascontiguousarray(x), False, x.shape[1])
 
@@ -220,10 +220,16 @@ def runs_of(x) -> tuple[int, int, int] | None:
     bytes from one run's start to the next), rows first; None where neither its rows
     nor its columns lie contiguous, or it runs backwards."""
     itemsize = x.dtype.itemsize
-    if x.ndim != 2 or min(x.strides) <= 0:
+    if x.ndim != 2 or any(s <= 0 for n, s in zip(x.shape, x.strides) if n > 1):
         return None
-    if x.strides[1] == itemsize:
-        return x.shape[0], x.shape[1], x.strides[0]
-    if x.strides[0] == itemsize:
-        return x.shape[1], x.shape[0], x.strides[1]
+    rows, cols = x.shape
+    if runs_along_rows(x):  # a dimension of one has any stride (b_dev[:, 0] as a column)
+        return rows, cols, x.strides[0] if rows > 1 else cols * itemsize
+    if rows == 1 or x.strides[0] == itemsize:
+        return cols, rows, x.strides[1] if cols > 1 else rows * itemsize
     return None
+
+
+def runs_along_rows(x) -> bool:
+    """Whether a 2-D view's runs of contiguous values are its rows (else its columns)."""
+    return x.shape[1] == 1 or x.strides[1] == x.dtype.itemsize

@@ -118,6 +118,22 @@ def test_to_host_into_any_layout_and_from_any_view(device):
         assert got.shape == expected.shape and np.array_equal(got, expected), name
 
 
+def test_a_column_of_a_device_matrix_as_a_vector(device):
+    """b_dev[:, j] is a vector whose values lie a row apart: matrix @ it, it @ matrix,
+    it @ another, a stack @ it (ParameterError 'rows or columns must each lie contiguous'
+    before, while b_dev[:, j:j + 1] ran)."""
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((4, 3)).astype(np.float32)
+    s = rng.standard_normal((2, 5, 4)).astype(np.float32)
+    a_dev, b_dev, s_dev = (portgemm.to_device(x, device) for x in (a, b, s))
+    for j in range(3):
+        for got, expected in ((portgemm.matmul(a_dev, b_dev[:, j]), a @ b[:, j]),
+                              (portgemm.matmul(b_dev[:, j], a_dev.T), b[:, j] @ a.T),
+                              (portgemm.matmul(b_dev[:, j], b_dev[:, 2 - j]), b[:, j] @ b[:, 2 - j]),
+                              (portgemm.matmul(s_dev, b_dev[:, j]), s @ b[:, j])):
+            np.testing.assert_allclose(portgemm.to_host(got), expected, rtol=1e-5, atol=1e-5)
+
+
 def test_out_of_the_other_kind(device):
     """C made on the device into a numpy out that is not C-contiguous, C made from numpy
     operands into a device out at an offset, and stacks of either kind into an out of the
