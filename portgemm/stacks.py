@@ -127,7 +127,9 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
         product(_empty(a, (0, k)), _empty(b, (k, n)), None)
     flat = _reshapes(a) and _reshapes(b)
     # A's rows one after another (reshape copies only a strided numpy stack)
-    if _one_matrix(b) and flat:
+    # (not past the kernels' 32-bit index: the stack as one matrix could be, its
+    # matrices are not; the one launch below takes it)
+    if _one_matrix(b) and flat and count * m * max(k, n) <= MAX_ELEMENTS:
         rows = _stacked(a, stack).reshape(count * m, k)
         c = product(rows, _shaped(b, (k, n)),
                     None if out is None else out.reshape(count * m, n))
@@ -149,7 +151,7 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
         for index in np.ndindex(*stack):
             c[index] = product(_matrix(a, index), _matrix(b, index), None)
         return c
-    if _one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES:
+    if _one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES and count * n * max(k, m) <= MAX_ELEMENTS:
         # B's matrices side by side, then C's column blocks into a stack
         columns = _stacked(b, stack).reshape(count, k, n)
         joined = np.ascontiguousarray(columns.transpose(1, 0, 2)).reshape(k, count * n)

@@ -76,6 +76,23 @@ def test_strided_and_transposed_stacks(any_device):
     check(portgemm.matmul(a[:3], c[:, :, ::-1], device=any_device), a[:3], c[:, :, ::-1])
 
 
+def test_a_stack_past_the_index_limit_as_one_matrix(device, monkeypatch):
+    """A stack of small matrices times one matrix is joined into one product where that
+    pays; past the kernels' 32-bit index limit (8 GiB of float32 here: the limit lowered
+    for the test) the joined matrix was refused, where no matrix of the user's is that
+    large. It now runs as a stack."""
+    import portgemm.operands as operands
+    import portgemm.stacks as stacks
+
+    for module in (operands, stacks):
+        monkeypatch.setattr(module, "MAX_ELEMENTS", 1000)
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((8, 16, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 3)).astype(np.float32)
+    c = portgemm.matmul(a, b, device=device)
+    assert relative_error(c, reference(a, b)) <= tolerance(np.float32, 16)
+
+
 def test_read_only_operands(device):
     """A broadcast view is read-only; a stack of it times a matrix runs as one product."""
     rng = np.random.default_rng(5)
