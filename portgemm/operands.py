@@ -94,6 +94,18 @@ def native_order(x):
     return x
 
 
+def as_array(x):
+    """An operand as the kernels take it: a device array as it is, anything else a numpy
+    array in the machine's byte order. A masked array is refused (TypeError): its mask
+    would be dropped and the values under it multiplied as if they were data."""
+    if is_device_array(x):
+        return x
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError("masked arrays are not taken (their mask would be ignored): pass "
+                        "x.filled(0), or x.data to use the values under the mask")
+    return native_order(np.asarray(x))
+
+
 def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
     """Validate A (M x K) and B (K x N); return them as arrays of one supported dtype
     (a ``pyopencl.array.Array`` is kept as it is: it stays on its device; a byte-swapped
@@ -104,8 +116,7 @@ def check_operands(a, b) -> tuple[np.ndarray, np.ndarray]:
     ValueError: not 2-D, inner dimensions differ, or too large.
     TypeError: a dtype other than float32/float64, or the two dtypes differ.
     """
-    a = a if is_device_array(a) else native_order(np.asarray(a))
-    b = b if is_device_array(b) else native_order(np.asarray(b))
+    a, b = as_array(a), as_array(b)
     for label, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise ValueError(f"{label} must be a 2-D matrix, got {x.ndim}-D shape {x.shape}")

@@ -28,8 +28,8 @@ import numpy as np
 
 from .errors import ParameterError
 from .memory import copy_into
-from .operands import (MAX_ELEMENTS, check_dtypes, check_one_context, check_out,
-                       is_device_array, native_order, of_another_kind, written_apart)
+from .operands import (MAX_ELEMENTS, as_array, check_dtypes, check_one_context, check_out,
+                       is_device_array, of_another_kind, written_apart)
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
@@ -64,8 +64,7 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
     ValueError); TypeError for dtypes as
     :func:`portgemm.gemm`.
     """
-    a = a if is_device_array(a) else native_order(np.asarray(a))
-    b = b if is_device_array(b) else native_order(np.asarray(b))
+    a, b = as_array(a), as_array(b)
     for label, x in (("a", a), ("b", b)):
         if x.ndim == 0:
             raise ValueError(f"{label} is 0-D: matmul needs a vector or a matrix (use * for "

@@ -37,6 +37,19 @@ def test_unsupported_dtype_raises_type_error_naming_supported(any_device, dtype)
         portgemm.matmul(ones(2, 2, dtype=dtype), ones(2, 2, dtype=dtype), device=any_device)
 
 
+@pytest.mark.parametrize("stacked", [False, True])
+def test_masked_arrays_raise_type_error(any_device, stacked):
+    """A masked array's mask was dropped and the values under it multiplied as data."""
+    shape = (2, 3, 3) if stacked else (3, 3)
+    masked = np.ma.array(ones(*shape), mask=np.eye(3, dtype=bool) * np.ones(shape, bool))
+    for a, b in ((masked, ones(*shape)), (ones(*shape), masked)):
+        with pytest.raises(TypeError, match="masked"):
+            portgemm.matmul(a, b, device=any_device)
+    if not stacked:
+        with pytest.raises(TypeError, match="masked"):
+            portgemm.gemm(masked, ones(3, 3), device=any_device)
+
+
 def test_mixed_dtypes_raise_type_error(any_device):
     with pytest.raises(TypeError, match="both"):
         portgemm.matmul(ones(2, 2), ones(2, 2, dtype=np.float64), device=any_device)
