@@ -692,6 +692,21 @@ def test_split_model_counts_waves_of_layers():
     assert split in (16, 32) and "tuned KSPLIT=4 predicted" in why
 
 
+@pytest.mark.parametrize("n, itemsize, steps", [
+    (6, 4, 2), (7, 4, 2), (8, 4, 2), (3, 4, 2), (4, 8, 2),
+    (5, 4, 1), (9, 4, 1),   # two steps' loads would halve the group
+    (2, 4, 1),              # ... or the groups a compute unit holds
+    (10, 4, 1),             # groups of 256: 1.44x slower with two
+])
+def test_one_tile_loads_two_steps_where_the_occupancy_stays(n, itemsize, steps):
+    """C of one tile on the H200: KU 2 where a work-item's registers with two steps'
+    loads keep the group size (512 or more) and the groups a compute unit holds."""
+    params, why = tallskinny_params(gpu(), n, n, 1 << 21, itemsize)
+    assert params["KU"] == steps
+    assert ("2 steps of K loaded at once" in why) == (steps == 2)
+    assert params["GS"] == 132  # the groups as for one step: one wave
+
+
 def test_bandwidth_model_on_cpu_and_gpu():
     for cpu in (d for d in portgemm.get_devices() if d.type == "cpu"):
         cpu_params, why = tallskinny_params(cpu, 8, 8, 1 << 22)  # a work-item, rows as vectors

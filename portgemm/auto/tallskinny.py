@@ -175,6 +175,11 @@ WORKSPACE_SHARE = 32  # ROWVEC: partial tiles at most 1/32 of B's bytes (GS <= K
 
 
 MULTI_TILE_STEPS = 2  # steps of K a work-item loads at once there (the kernel's KU)
+# C in one tile loads two steps at once where their loads leave the group size as it is,
+# at least ONE_TILE_STEPS_GROUP: on the H100 at K = 2^21, 6 x 6 ran 2.1x faster so,
+# 7 x 7 and 8 x 8 2-3%, 3 x 3 alike; 10 x 10 (groups of 256) 1.44x slower, and 5 x 5 and
+# 9 x 9, whose groups two steps would halve, alike (bench/results/2026-11-28-tall-forms)
+ONE_TILE_STEPS_GROUP = 512
 # A C of more than compute units / MANY_TILES tiles takes groups enough for
 # MANY_TILE_ROUNDS rounds of those the device holds at once, where the rules above gave
 # it one or two a tile. On the H100, float32 C of 1-16 columns and 300-20000 rows (40-400
@@ -299,6 +304,21 @@ def cache_ranges(known: Traits, m: int, n: int, k: int, tile: tuple[int, int],
     return ranges, why if shared else ""
 
 
+def one_tile_steps(known, tile: tuple[int, int], itemsize: int) -> int:
+    """KU for C in one tile: 2 where a work-item's registers with two steps' loads leave
+    the device as it is with one (the same group size, ONE_TILE_STEPS_GROUP or more, and
+    as many groups a compute unit); else 1."""
+    if not known.registers:
+        return 1
+
+    def occupancy(steps):
+        size = gpu_group(known.registers, tile, known.max_group, steps, itemsize)
+        return size, known.items_per_unit(item_registers(tile, steps, itemsize)) // size
+
+    one, two = occupancy(1), occupancy(2)
+    return 2 if one == two and two[0] >= ONE_TILE_STEPS_GROUP else 1
+
+
 def item_registers(tile: tuple[int, int], steps: int, itemsize: int = 4) -> int:
     """32-bit registers a GPU work-item needs: its tile and ``steps`` steps' loads (a
     double takes two) and ITEM_REGISTERS. Counting a double as one gave float64 groups
@@ -357,14 +377,16 @@ def tallskinny_params(device: Device, m: int, n: int, k: int, itemsize: int = 4,
             # 16 x 4 tiles read it three times (4096 x 12 x 4096 on the H200: 65 us, 43
             # in 4 x 12)
             tile = (min(m, per_item // n), n)
-        steps = MULTI_TILE_STEPS if several else 1
+        steps = MULTI_TILE_STEPS if several else one_tile_steps(known, tile, itemsize)
     tiles = ceil(m / tile[0]) * ceil(n / tile[1])
     size = (min(TALL_GROUP, known.max_group) if tall else
             gpu_group(known.registers, tile, known.max_group, steps, itemsize))
     # a tile's work-items in flight, `steps` steps of K each; the tiles at the same step
     # share its bytes (M + N values)
     in_flight = known.compute_units * IN_FLIGHT_PER_UNIT
-    items = in_flight / (steps * (m + n) * itemsize)
+    # (a C of one tile counts one step: its second was measured at one step's groups)
+    counted = steps if several or tall else 1
+    items = in_flight / (counted * (m + n) * itemsize)
     fill = (f"{items:.0f} work-items a tile keep {in_flight / 2**20:.1f} MB in flight "
             f"({IN_FLIGHT_PER_UNIT / 1000:g} KB a compute unit)")
     # many tiles: no more work-items than one wave holds (bigger groups would each sum a
