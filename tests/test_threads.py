@@ -502,3 +502,21 @@ def test_gemm_rows_beyond_one_packed_block_of_a(partition):
     a = rng.standard_normal((threads.MC + 5, 20)).astype(np.float32)
     b = rng.standard_normal((20, 50)).astype(np.float32)
     check_gemm(a, b, partition=partition, num_threads=1, block=threads.MC + 5)
+
+
+@pytest.mark.parametrize("schedule, chunk", [("dynamic", 1), ("guided", 3), ("static", 2)])
+def test_pieces_are_made_as_they_are_taken(schedule, chunk):
+    """A loop's pieces come one at a time, not as a list made first: 10^7 dynamic
+    pieces took 11 s and 1.4 GB before the first body ran. A loop of 10^15 indices
+    whose body fails at once returns at once."""
+    from portgemm import parallel
+
+    plan = parallel._lazy_plan(10**15, schedule, chunk, 4)
+    first = next(iter(plan[0] if schedule == "static" else plan))
+    assert first == (0, chunk if schedule != "guided" else 10**15 // 4)
+
+    def fails(start, stop):
+        raise ValueError("the first piece fails")
+
+    with pytest.raises(ValueError, match="first piece"):
+        parallel.parallel_for(10**15, fails, schedule=schedule, chunk=chunk, num_threads=2)
