@@ -508,3 +508,26 @@ def test_cli_says_what_each_variant_saved_at_once(device, tmp_path, monkeypatch,
     out = capsys.readouterr().out
     assert code == 130
     assert "saved naive for shape classes small" in out
+
+
+def test_a_database_that_is_no_regular_file(device, tmp_path, monkeypatch, capsys):
+    """PORTGEMM_TUNING_DB=/dev/zero read forever (every matmul hung); a folder where the
+    lock file goes failed the save after the whole search. auto passes such a database
+    over with its reason; tune --save refuses it before any work."""
+    import numpy as np
+
+    import portgemm
+
+    folder = tmp_path / "a folder"
+    folder.mkdir()
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(folder))
+    c = portgemm.gemm(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), device=device)
+    assert "not a regular file" in c.reason
+    (tmp_path / "tuning.json.lock").mkdir()
+    for path, says in ((folder, "not a regular file"),
+                       (tmp_path / "tuning.json", "cannot lock tuning database")):
+        monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(path))
+        with pytest.raises(SystemExit) as info:
+            cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
+                      "--save", "--no-progress", "--no-cache"])
+        assert info.value.code == 2 and says in capsys.readouterr().err

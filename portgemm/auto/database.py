@@ -146,6 +146,8 @@ def read_database(path: str | os.PathLike, *, fresh: bool = False) -> dict:
     cached = _contents.get(path)
     if cached is not None and cached[0] == stamp:
         return cached[1]
+    if not path.is_file():  # /dev/zero, a folder, a pipe: reading would never end, or fail
+        raise DatabaseError(f"cannot read tuning database {path}: not a regular file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:  # (JSON nested past Python's stack)

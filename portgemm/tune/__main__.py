@@ -16,8 +16,7 @@ from pathlib import Path
 
 from ..auto import choose
 from ..auto import phvm as paper
-from ..auto.database import (databases_disabled, read_database, shipped_database_paths,
-                              user_database_path)
+from ..auto.database import databases_disabled, shipped_database_paths, user_database_path
 from ..auto.lookup import LEVELS
 from ..cli import Parser, check_minimums, writable_output
 from ..errors import PortgemmError
@@ -26,7 +25,7 @@ from ..runtime.selectors import select_device
 from .predict import MODELS, PAPER_SIZE, predict_device, predict_named
 from .quick import QUICK_BUDGET_S, QUICK_SIZE, quick_entries, quick_tune
 from .results import parse_size
-from .save import save_entries
+from .save import check_database_writable, save_entries
 from .space import search_space
 from .starts import warm_start
 from .strategies import STRATEGIES
@@ -221,7 +220,7 @@ def checked_arguments(parser: Parser, args):
                              "turns off: give --database PATH, or unset it")
         database = args.database or (user_database_path() if args.save else None)
         if database is not None and (variants or args.quick):
-            read_database(database, fresh=True)  # unreadable: said now, not after tuning
+            check_database_writable(database)  # said now, not after tuning
         cache = None if args.no_cache else (args.cache or default_cache_file())
         for path in (database, cache) if variants or args.quick else ():  # written by tuning
             if path is not None:

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from ..auto.database import (DTYPES, FORMAT, VERSION, default_sources, forget_stamps, read_database, records, user_database_path)
+from ..auto.database import (DTYPES, FORMAT, VERSION, DatabaseError, default_sources,
+                              forget_stamps, read_database, records, user_database_path)
 from ..auto.lookup import LEVELS, device_match, match_level, normalize
 from ..auto.shapes import SHAPE_CLASSES
 from ..files import write_atomically
@@ -62,6 +63,22 @@ def save_entries(path: str | os.PathLike | None, device: Device, entries: Iterab
     return path
 
 
+def lock_path(path: Path) -> Path:
+    """The file whose lock guards the database at ``path``."""
+    return path.with_name(path.name + ".lock")
+
+
+def check_database_writable(path: str | os.PathLike) -> None:
+    """DatabaseError unless a save into ``path`` can read it (absent, or a database) and
+    lock it (its lock file absent or a regular file): said before any tuning."""
+    path = Path(path)
+    read_database(path, fresh=True)
+    lock = lock_path(path)
+    if lock.exists() and not lock.is_file():
+        raise DatabaseError(f"cannot lock tuning database {path}: {lock} is not a regular "
+                            f"file")
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """An exclusive advisory lock on ``<path>.lock`` for the block (POSIX flock; where
@@ -71,7 +88,7 @@ def _locked(path: Path) -> Iterator[None]:
     except ImportError:  # not POSIX
         yield
         return
-    with open(path.with_name(path.name + ".lock"), "a") as handle:
+    with open(lock_path(path), "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
