@@ -58,6 +58,8 @@ def clear_caches(disk: bool = False) -> None:
     Arrays and results already returned stay valid; device arrays made before are of
     portgemm's old OpenCL context, so a call mixing them with ones made after raises
     ParameterError (make them again with ``to_device``)."""
+    if not isinstance(disk, bool):  # disk="no" would delete, being a true string
+        raise TypeError(f"disk must be True or False, got {disk!r}")
     with _lock:
         clearers = list(_clearers.values())
     for clear in clearers:

@@ -4,6 +4,7 @@ import dataclasses
 import os
 
 import numpy as np
+import pytest
 
 import portgemm
 from portgemm.runtime import NDRange, Queue
@@ -197,3 +198,10 @@ def test_a_program_loads_from_a_folder_it_cannot_mark(tmp_path, monkeypatch):
 
     monkeypatch.setattr(program_cache.os, "utime", refused)
     assert program_cache.load(None, "", ()) == b"binary"
+
+
+def test_clear_caches_takes_a_bool_only():
+    """disk="no" is a true string: it deleted the disk caches."""
+    for value in ("no", 0, None):
+        with pytest.raises(TypeError, match="True or False"):
+            portgemm.clear_caches(disk=value)

@@ -401,6 +401,7 @@ ERRORS_JOB = """
     attempt("blockshape", lambda: d.gemm_blocks(np.ones((2, 2)), np.ones((2, 2)),
                                                 (4, 4, 4), "summa"))
     attempt("dtype", lambda: d.gemm(a.astype(np.int32), a.T.copy(), "p2p"))
+    attempt("lists", lambda: d.gemm_blocks([[1.0]], [[1.0]], (3, 3, 3), "summa"))
     attempt("device", lambda: d.gemm(a, a.T.copy(), "rows",
                                      local={"device": "cpu" if rank < 2 else "opencl:cpu:99"}))
     # and the communicator still works after all of that
@@ -422,6 +423,7 @@ def test_bad_input_raises_the_same_error_on_every_rank(tmp_path):
                 "blocks": ("PartitionError", "ranks disagree"),
                 "blockshape": ("ShapeError", "rank 0 of 3: SUMMA on a 3x1 grid gives"),
                 "dtype": ("OperandTypeError", "int32"),
+                "lists": ("OperandTypeError", "must be an array"),
                 "device": ("RankSetupError", "rank 2 of 3")}
     for label, fragments in expected.items():
         messages = by_label[label]

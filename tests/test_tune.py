@@ -531,3 +531,11 @@ def test_a_database_that_is_no_regular_file(device, tmp_path, monkeypatch, capsy
             cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
                       "--save", "--no-progress", "--no-cache"])
         assert info.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_tolerance_is_for_floats():
+    from portgemm.verify import tolerance
+
+    assert tolerance(np.float32, 100) > tolerance(np.float64, 100) > 0
+    with pytest.raises(TypeError, match="float32 or float64"):
+        tolerance(np.int32, 100)

@@ -38,8 +38,12 @@ class Statement:
 def describe_operands(statement: Statement, a: Any, b: Any, aligned: bool = True) -> Statement:
     """Shape and dtype of A (M x K) and B (K x N), or the problem with them. ``aligned``
     False: SUMMA's blocks A(i, j) and B(i, j), whose inner sizes differ in general."""
-    a_shape, b_shape = getattr(a, "shape", None), getattr(b, "shape", None)
-    if a_shape is None or b_shape is None or len(a_shape) != 2 or len(b_shape) != 2:
+    for label, x in (("a", a), ("b", b)):
+        if getattr(x, "shape", None) is None:  # a list, say: numpy's conversion is not ours
+            return statement.fail("type", f"{label} must be an array (numpy's or a device "
+                                          f"array), got {type(x).__name__}")
+    a_shape, b_shape = a.shape, b.shape
+    if len(a_shape) != 2 or len(b_shape) != 2:
         return statement.fail("shape", f"a and b must be 2-D matrices, got shapes "
                                        f"{a_shape} and {b_shape}")
     a_dtype, b_dtype = np.dtype(a.dtype), np.dtype(b.dtype)
