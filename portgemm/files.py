@@ -1,10 +1,20 @@
-"""Writing a file so that a reader sees the old one or the whole new one, never a part."""
+"""portgemm's files: the folder they go in, and writing one so that a reader sees the old
+one or the whole new one, never a part."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+
+
+def user_cache_folder() -> Path:
+    """The user's cache folder of portgemm (``platformdirs.user_cache_dir("portgemm")``:
+    ``$XDG_CACHE_HOME/portgemm`` or ``~/.cache/portgemm`` on Linux), where everything it
+    keeps goes unless a setting names another place."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("portgemm"))
 
 
 def write_atomically(path: Path, data: str | bytes, *, permissions: int | None = None) -> None:

@@ -539,3 +539,22 @@ def test_tolerance_is_for_floats():
     assert tolerance(np.float32, 100) > tolerance(np.float64, 100) > 0
     with pytest.raises(TypeError, match="float32 or float64"):
         tolerance(np.int32, 100)
+
+
+def test_cli_only_and_param_together_is_a_mistake(device, capsys):
+    """--param was silently ignored beside --only."""
+    with pytest.raises(SystemExit) as info:
+        cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
+                  "--only", "tile_y=1,2", "--param", "tile_x=4", "--no-progress"])
+    assert info.value.code == 2 and "give one of them" in capsys.readouterr().err
+
+
+def test_measurements_go_to_the_cache_folder_whatever_the_database(tmp_path, monkeypatch):
+    """They went beside PORTGEMM_TUNING_DB's file: into the working folder where it was
+    'none'. tuning.md says the user cache folder."""
+    from portgemm.tune.__main__ import default_cache_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for setting in ("none", str(tmp_path / "elsewhere" / "db.json")):
+        monkeypatch.setenv(database.TUNING_DB_ENV_VAR, setting)
+        assert default_cache_file() == tmp_path / "cache" / "portgemm" / "measurements.jsonl"

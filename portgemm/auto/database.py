@@ -34,6 +34,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ..caches import cache_dict, memoize
 from ..errors import PortgemmError
+from ..files import user_cache_folder
 
 FORMAT = "portgemm-tuning"
 VERSION = 1
@@ -57,9 +58,7 @@ def _user_database_path(explicit, *_environment) -> Path:
     """Keyed by the variables the answer depends on: matmul asks on every call."""
     if explicit:
         return Path(explicit).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("portgemm")) / "tuning.json"
+    return user_cache_folder() / "tuning.json"
 
 
 @memoize

@@ -21,12 +21,12 @@ from pathlib import Path
 from numba import njit, types
 from numba.extending import intrinsic
 
+from ..files import user_cache_folder
+
 
 def numba_cache_dir() -> Path:
     """Where portgemm's compiled numba kernels are kept (unless $NUMBA_CACHE_DIR is set)."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("portgemm")) / "numba"
+    return user_cache_folder() / "numba"
 
 
 def folder_stamp(folder: str) -> tuple:

@@ -36,8 +36,9 @@ suggest (its exact list is not in the text). The report's local range is BLOCK x
 with BLOCK not given; 16 x 16 here (it still divides the 16 x 16 items that 32 x 32 tiles
 leave at 512). The report times the SYCL kernel; here its event time. The serial CPU is
 the plain triple loop (`serial-ijk`, host), drawn as a horizontal line. portgemm refuses
-tiles whose accumulators exceed its per-work-item register budget (32 x 32 = 1024
-values), so that point shows as skipped with the limit named.
+tiles whose private values exceed its per-work-item register budget (512 values; 32 x 32
+holds 1024 accumulators and 64 operands), so that point shows as skipped with the limit
+named.
 """,
     report_says="Figure 3.1 only; the text: time falls as the tile grows up to 8 x 8 (the "
                 "knee), then rises; at 32 x 32 the device is slower than the serial CPU.",

@@ -279,7 +279,7 @@ class Variant:
         return self.restrictions + (Restriction(
             lambda p: self.private_values(p) <= MAX_PRIVATE_VALUES,
             f"a work-item's private values (accumulators, operands, staged loads) must "
-            f"stay under {MAX_PRIVATE_VALUES} registers"),)
+            f"be at most {MAX_PRIVATE_VALUES}: past that every device spills registers"),)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         """Work-group size (rows, columns), SYCL order."""

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from ..files import write_atomically
+from ..files import user_cache_folder, write_atomically
 from .libraries import find_library, load_library
 
 SYSTEM_VENDORS_DIR = "/etc/OpenCL/vendors"
@@ -297,5 +297,4 @@ def _fill(folder: Path, icd_lines: dict[str, str]) -> None:
 
 
 def _cache_base() -> str:
-    import platformdirs
-    return platformdirs.user_cache_dir("portgemm")
+    return str(user_cache_folder())

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import write_atomically
+from ..files import user_cache_folder, write_atomically
 from .device import Device
 from .ndrange import NDRange
 from .queue import Queue
@@ -124,9 +124,7 @@ def device_key(device: Device) -> str:
 
 
 def probe_file() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("portgemm")) / "probes.json"
+    return user_cache_folder() / "probes.json"
 
 
 def cached_probe(device: Device) -> Probe | None:

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from ..files import write_atomically
+from ..files import user_cache_folder, write_atomically
 
 PROGRAM_CACHE_ENV_VAR = "PORTGEMM_PROGRAM_CACHE"
 SUFFIX = ".bin"
@@ -44,9 +44,7 @@ def cache_folder() -> Path | None:
         return None
     if setting:
         return Path(setting).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("portgemm")) / "programs"
+    return user_cache_folder() / "programs"
 
 
 def program_key(device, source: str, options: Sequence[str]) -> str:

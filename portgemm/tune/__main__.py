@@ -20,6 +20,7 @@ from ..auto.database import databases_disabled, shipped_database_paths, user_dat
 from ..auto.lookup import LEVELS
 from ..cli import Parser, check_minimums, writable_output
 from ..errors import PortgemmError
+from ..files import user_cache_folder
 from ..families import REGISTRY, get_variant
 from ..runtime.selectors import select_device
 from .predict import MODELS, PAPER_SIZE, predict_device, predict_named
@@ -33,7 +34,10 @@ from .tuner import tune
 
 
 def default_cache_file() -> Path:
-    return user_database_path().parent / "measurements.jsonl"
+    """The tuner's measurements, in portgemm's cache folder whatever PORTGEMM_TUNING_DB
+    says (beside that file before: a file named in the working folder where it was
+    'none')."""
+    return user_cache_folder() / "measurements.jsonl"
 
 
 def _parse_param(text: str) -> tuple[str, list[int]]:
@@ -181,6 +185,10 @@ def checked_arguments(parser: Parser, args):
                                or args.show):
             raise ValueError("--constants predicts for the paper's own device, where "
                              "nothing runs: leave out --sweep, --json, --variant and --show")
+        if args.only and args.param and args.model is None:
+            raise ValueError("--only builds the space from its parameters alone and --param "
+                             "changes the variant's own space: give one of them (--param "
+                             "was ignored)")
         if args.rounds > 1 and not args.sweep:
             raise ValueError("--rounds goes with --model --sweep")
         if args.model is not None and any(len(values) != 1 for _, values in args.param):
