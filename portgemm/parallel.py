@@ -174,14 +174,14 @@ def _lazy_plan(n: int, schedule: str, chunk: int | None, num_threads: int):
                 plan.append([(start, stop)] if stop > start else [])
                 start = stop
             return plan
-        return [range_pieces(n, chunk, t * chunk, num_threads * chunk)
+        return [_range_pieces(n, chunk, t * chunk, num_threads * chunk)
                 for t in range(num_threads)]
     if schedule == "dynamic":
-        return range_pieces(n, chunk or 1)
+        return _range_pieces(n, chunk or 1)
     return _guided_pieces(n, chunk or 1, num_threads)
 
 
-def range_pieces(n: int, size: int, first: int = 0, step: int | None = None):
+def _range_pieces(n: int, size: int, first: int = 0, step: int | None = None):
     """(start, start + size) pieces of range(n) from ``first``, every ``step``-th index
     (default: ``size``, so contiguous), the last one cut at n."""
     return ((start, min(n, start + size)) for start in range(first, n, step or size))
