@@ -41,7 +41,9 @@ def host_arrays_only(a, b, backend: str) -> None:
 def check_out(out, shape: tuple[int, ...], dtype) -> None:
     """``out`` must be a writable array of C's shape (M, N) and the operands' dtype; a
     device array must also be C-contiguous (a numpy array of any layout receives C
-    through a copy: :func:`written_apart`); TypeError for anything else, as numpy's."""
+    through a copy: :func:`written_apart`). TypeError where it is no array, as numpy's;
+    ParameterError for another shape or dtype (no cast), a read-only or non-contiguous
+    device one."""
     if not (isinstance(out, np.ndarray) or is_device_array(out)):
         raise TypeError(f"out must be an array (numpy's, or a device array), got "
                         f"{type(out).__name__}")
