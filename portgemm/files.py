@@ -4,6 +4,7 @@ one or the whole new one, never a part."""
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -15,6 +16,19 @@ def user_cache_folder() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("portgemm"))
+
+
+def check_private_folder(path: Path) -> None:
+    """OSError unless ``path`` is a folder owned by this user and writable by nobody else:
+    files others can put there (an OpenCL driver's .icd, a program binary) would be loaded
+    and run as this user's."""
+    info = os.stat(path)  # a link is judged by its folder: a cache moved elsewhere still works
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(f"{path} is not a folder")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise PermissionError(f"{path} is owned by another user")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise PermissionError(f"{path} is writable by group or others")
 
 
 def write_atomically(path: Path, data: str | bytes, *, permissions: int | None = None) -> None:

@@ -2,6 +2,7 @@
 
 import dataclasses
 import os
+import time
 
 import numpy as np
 import pytest
@@ -205,3 +206,47 @@ def test_clear_caches_takes_a_bool_only():
     for value in ("no", 0, None):
         with pytest.raises(TypeError, match="True or False"):
             portgemm.clear_caches(disk=value)
+
+
+def test_what_the_disk_cache_does_not_keep(any_device, tmp_path, monkeypatch):
+    """A source that includes a file (its key cannot see the header change: an edited
+    header's old binary was loaded and run) and any program where others may write the
+    folder (their binaries would run as this user's) are not cached on disk."""
+    from portgemm.runtime import program_cache
+
+    monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(tmp_path / "programs"))
+    header = tmp_path / "value.h"
+    source = '#include "value.h"\n__kernel void f(__global float *x) { x[get_global_id(0)] = VALUE; }'
+    results = []
+    for value in (1, 2):
+        header.write_text(f"#define VALUE {value}.0f\n")
+        program_cache_queue = Queue(any_device)  # a fresh queue: no program in memory
+        x = program_cache_queue.empty(16)
+        kernel = program_cache_queue.kernel(source, "f", ("-I", str(tmp_path)))
+        program_cache_queue.submit(kernel, NDRange(4, 4), x).wait()
+        results.append(program_cache_queue.to_host(x, np.empty(4, np.float32))[0])
+    assert results == [1.0, 2.0]
+    assert not list((tmp_path / "programs").glob("*.bin"))
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(shared))
+    program_cache._say_once.cache_clear()
+    with pytest.warns(RuntimeWarning, match="writable by group or others"):
+        program_cache.store(any_device, "kernel source", (), b"binary")
+    assert list(shared.iterdir()) == []
+    (shared / f"{'a' * 40}{program_cache.SUFFIX}").write_bytes(b"planted")
+    monkeypatch.setattr(program_cache, "program_key", lambda *args: "a" * 40)
+    assert program_cache.load(any_device, "kernel source", ()) is None
+
+
+def test_a_trim_removes_what_a_killed_write_left(tmp_path):
+    from portgemm.runtime import program_cache
+
+    old, fresh = (tmp_path / f".{c * 40}{program_cache.SUFFIX}.tmp{c}" for c in "ab")
+    for path in (old, fresh):
+        path.write_bytes(b"half a binary")
+    two_hours_ago = time.time() - 7200
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    program_cache.trim(tmp_path)
+    assert not old.exists() and fresh.exists()  # a fresh one may be another's write

@@ -31,7 +31,6 @@ import glob
 import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from ..files import user_cache_folder, write_atomically
+from ..files import check_private_folder, user_cache_folder, write_atomically
 from .libraries import find_library, load_library
 
 SYSTEM_VENDORS_DIR = "/etc/OpenCL/vendors"
@@ -269,18 +268,8 @@ def _private_folder(base: Path, name: str) -> Path:
     folder = base / name
     for path in (base, folder):
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        _check_private(path)
+        check_private_folder(path)
     return folder
-
-
-def _check_private(path: Path) -> None:
-    info = os.stat(path)  # a link is judged by its folder: a cache moved elsewhere still works
-    if not stat.S_ISDIR(info.st_mode):
-        raise NotADirectoryError(f"{path} is not a folder")
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise PermissionError(f"{path} is owned by another user")
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise PermissionError(f"{path} is writable by group or others")
 
 
 def _fill(folder: Path, icd_lines: dict[str, str]) -> None:

@@ -7,6 +7,11 @@ disables the cache), else ``programs/`` in portgemm's user cache folder
 (``platformdirs.user_cache_dir("portgemm")``). Files are written atomically; one that
 no longer loads (a driver update the version string missed, a truncated file) is built
 again from source and replaced. ``portgemm.clear_caches(disk=True)`` deletes the folder.
+Not cached: a source that includes files (``#include``: the key cannot see a header
+change; portgemm's own kernels have theirs inlined), and anything where the folder may
+be written by others (its binaries would run as this user's), as drivers.py judges the
+folder of .icd files. A temporary file an hour old, left by a process killed while
+writing, goes at the next trim.
 
 The folder holds at most CACHE_BYTES: a store that passes it deletes the files used
 longest ago (a load marks its file used) down to three quarters of it. A tall-skinny C's
@@ -21,18 +26,22 @@ in one folder portgemm owns, so pyopencl's is not used for portgemm's programs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
+import time
+import warnings
 from pathlib import Path
 from typing import Sequence
 
-from ..files import user_cache_folder, write_atomically
+from ..files import check_private_folder, user_cache_folder, write_atomically
 
 PROGRAM_CACHE_ENV_VAR = "PORTGEMM_PROGRAM_CACHE"
 SUFFIX = ".bin"
 CACHE_BYTES = 256 * 2**20
 KEY_LENGTH = 40  # hexadecimal digits of a program's file name
+STALE_TEMPORARY_S = 3600  # a temporary file this old is what a killed process left
 _PROGRAM_FILE = re.compile(rf"[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}"
                            rf"|\.[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}\..+")
 
@@ -65,8 +74,34 @@ def is_program_file(name: str) -> bool:
     return _PROGRAM_FILE.fullmatch(name) is not None
 
 
-def load(device, source: str, options: Sequence[str]) -> bytes | None:
+def usable_folder(source: str, *, make: bool = False) -> Path | None:
+    """The folder for ``source``'s program, or None: the cache off; a source that
+    includes files (its key would not see them change: a header edited, the old binary
+    loaded and run); or a folder that others may write (binaries put there would run as
+    this user's; said once), where ``make`` first makes it if missing."""
     folder = cache_folder()
+    if folder is None or "#include" in source:
+        return None
+    try:
+        if make:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        check_private_folder(folder)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _say_once(f"portgemm: programs are not cached on disk: {exc} (another user's "
+                  f"binaries there would be loaded and run)")
+        return None
+    return folder
+
+
+@functools.lru_cache(maxsize=None)
+def _say_once(message: str) -> None:
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+def load(device, source: str, options: Sequence[str]) -> bytes | None:
+    folder = usable_folder(source)
     if folder is None:
         return None
     path = folder / (program_key(device, source, options) + SUFFIX)
@@ -83,11 +118,10 @@ def load(device, source: str, options: Sequence[str]) -> bytes | None:
 
 def store(device, source: str, options: Sequence[str], binary: bytes) -> None:
     """Keep ``binary``; a folder that cannot be written only means no disk cache."""
-    folder = cache_folder()
-    if folder is None or not binary:
+    folder = usable_folder(source, make=True) if binary else None
+    if folder is None:
         return
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         write_atomically(folder / (program_key(device, source, options) + SUFFIX), binary)
         trim(folder)
     except OSError:  # a full disk leaves no half-written file (write_atomically)
@@ -96,15 +130,22 @@ def store(device, source: str, options: Sequence[str], binary: bytes) -> None:
 
 def trim(folder: Path, limit: int = CACHE_BYTES) -> None:
     """Delete the programs used longest ago while the folder holds more than ``limit``
-    bytes, down to three quarters of it (so the next stores do not trim again at once)."""
+    bytes, down to three quarters of it (so the next stores do not trim again at once),
+    and temporaries STALE_TEMPORARY_S old."""
     files = []
+    stale = time.time() - STALE_TEMPORARY_S
     for entry in os.scandir(folder):
-        if is_program_file(entry.name) and entry.name.endswith(SUFFIX):
-            try:
-                info = entry.stat()
-            except OSError:  # removed meanwhile (another process trimming)
-                continue
+        if not is_program_file(entry.name):
+            continue
+        try:
+            info = entry.stat()
+        except OSError:  # removed meanwhile (another process trimming)
+            continue
+        if entry.name.endswith(SUFFIX):
             files.append((info.st_mtime_ns, info.st_size, entry.path))
+        elif info.st_mtime < stale:  # a write that never finished: its process was killed
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
     total = sum(size for _, size, _ in files)
     if total <= limit:
         return
