@@ -26,12 +26,22 @@ def in_forked_child(device=None, size: int = 40, **options) -> str:
     it raised; "hung" where it gave nothing within WAIT_S."""
     a = np.random.default_rng(0).standard_normal((size, size)).astype(np.float32)
     portgemm.matmul(a, a, device=device, **options)  # the parent's queue, threads...
+
+    def work():
+        c = portgemm.matmul(a, a, device=device, **options)
+        return "right" if np.allclose(c, a @ a, rtol=1e-4, atol=1e-4) else "WRONG"
+
+    return child_says(work)
+
+
+def child_says(work) -> str:
+    """What ``work()`` returned in a forked child, or the name of the exception it
+    raised; "hung" where it gave nothing within WAIT_S."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report one word, then leave without cleaning up
         try:
-            c = portgemm.matmul(a, a, device=device, **options)
-            word = "right" if np.allclose(c, a @ a, rtol=1e-4, atol=1e-4) else "WRONG"
+            word = work()
         except Exception as exc:  # noqa: BLE001 (reported to the parent)
             word = type(exc).__name__
         os.write(write, word.encode())
@@ -64,6 +74,28 @@ def test_a_driver_not_known_to_survive_is_refused(device, monkeypatch):
     child, which inherits the patched one)."""
     monkeypatch.setattr(queue_module, "FORK_SAFE_PLATFORMS", ())
     assert in_forked_child(device) == "ForkedProcessError"
+
+
+def test_a_child_refuses_drivers_its_parent_started(any_device, monkeypatch):
+    """Listing the devices starts every driver: a child's new queue on one that does not
+    survive a fork hung (PoCL, its parent having only listed the devices or used Intel's
+    runtime), as did commands on a user's own queue made before the fork. Both raise
+    ForkedProcessError (every driver counted as one that does not survive, here)."""
+    monkeypatch.setattr(queue_module, "FORK_SAFE_PLATFORMS", ())
+    portgemm.get_devices()
+    own = queue_module.Queue(any_device)
+    buffer = own.empty(16)
+
+    def new_queue():
+        queue_module.Queue(any_device)
+        return "made"
+
+    def own_queue_command():
+        own.fill(buffer, np.float32(1), 16)
+        return "ran"
+
+    assert child_says(new_queue) == "ForkedProcessError"
+    assert child_says(own_queue_command) == "ForkedProcessError"
 
 
 def test_the_refusal_says_what_to_do(any_device):

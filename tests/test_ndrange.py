@@ -159,3 +159,35 @@ def test_empty_array_is_pyopencls_own(any_device, shape, fast, monkeypatch):
     if ours.size:
         ours.fill(2.5)
         assert np.all(ours.get() == 2.5)
+
+
+def test_queue_over_a_users_queue_and_its_events(any_device):
+    """A Queue over the user's out-of-order pyopencl queue ran its commands at once (a
+    read before the kernel had written: 10 of 10 wrong); wait_for takes portgemm's own
+    Events, alone or in a list (std::bad_cast and 'not iterable' before); a kernel name
+    the program lacks names the ones it has; times of a queue made without profiling
+    say so."""
+    import pyopencl as cl
+
+    context = cl.Context([any_device.handle])
+    properties = cl.command_queue_properties
+    for flags in (properties.OUT_OF_ORDER_EXEC_MODE_ENABLE, 0):
+        try:
+            users = cl.CommandQueue(context, any_device.handle, properties=flags)
+        except cl.Error:  # a driver without out-of-order queues
+            continue
+        queue = Queue(any_device, cl_queue=users)
+        assert not queue.cl_queue.properties & properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+        kernel = queue.kernel("""__kernel void slow(__global float *x) {
+            float v = 0; for (int i = 0; i < 200000; ++i) v += 1e-6f;
+            x[get_global_id(0)] = 1 + v * 0; }""", "slow")
+        x = queue.empty(16)
+        event = queue.submit(kernel, NDRange(4, 4), x)
+        again = queue.submit(kernel, NDRange(4, 4), x, wait_for=event)
+        queue.submit(kernel, NDRange(4, 4), x, wait_for=[event, again.cl_event])
+        assert queue.to_host(x, np.empty(4, np.float32)).tolist() == [1.0] * 4
+        with pytest.raises(ParameterError, match="no kernel 'fast'.*slow"):
+            queue.kernel("__kernel void slow(__global float *x) { x[0] = 1; }", "fast")
+        if not flags:
+            with pytest.raises(RuntimeError, match="without profiling"):
+                event.kernel_ms

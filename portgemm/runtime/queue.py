@@ -63,22 +63,32 @@ class Event:
 
     @property
     def submit_ns(self) -> int:
-        return self.wait().cl_event.profile.submit
+        return self._profile("submit")
 
     @property
     def start_ns(self) -> int:
-        return self.wait().cl_event.profile.start
+        return self._profile("start")
 
     @property
     def end_ns(self) -> int:
-        return self.wait().cl_event.profile.end
+        return self._profile("end")
 
     @property
     def kernel_ms(self) -> float:
         """Time the device spent running the command (end - start), in ms."""
+        return (self.end_ns - self.start_ns) * 1e-6
+
+    def _profile(self, field: str) -> int:
+        import pyopencl as cl
+
         self.cl_event.wait()
-        profile = self.cl_event.profile
-        return (profile.end - profile.start) * 1e-6
+        try:
+            return getattr(self.cl_event.profile, field)
+        except cl.RuntimeError as exc:  # PROFILING_INFO_NOT_AVAILABLE
+            raise RuntimeError(f"no times for this event: its queue was made without "
+                               f"profiling (pyopencl.command_queue_properties."
+                               f"PROFILING_ENABLE; portgemm's own queues have it): "
+                               f"{exc}") from exc
 
 
 class Queue:
@@ -104,12 +114,16 @@ class Queue:
 
         if cl_queue is None:
             self.device: Device = select_device(device)
+            if self.device.platform in _started_before_fork:
+                self.forked_from = os.getppid()
+                self.refuse_after_fork()
             self.context = cl.Context([self.device.handle])
             cl_queue = cl.CommandQueue(
                 self.context, properties=cl.command_queue_properties.PROFILING_ENABLE)
         else:  # someone else's queue (of pyopencl arrays): its context, its device
             self.device = device if isinstance(device, Device) else _device_of(cl_queue.device)
             self.context = cl_queue.context
+            cl_queue = _in_order(cl_queue)  # an out-of-order one read C before it was made
         self.cl_queue = cl_queue
         self.profiling = bool(cl_queue.properties & cl.command_queue_properties.PROFILING_ENABLE)
         self._programs: OrderedDict = OrderedDict()  # least recently used first
@@ -155,13 +169,19 @@ class Queue:
             with cls._shared_lock:
                 queue = cls._wrapped.pop(cl_queue, None)  # put back last: used last
                 if queue is None:
-                    queue = cls(cl_queue=_in_order(cl_queue))
+                    queue = cls(cl_queue=cl_queue)
                 cls._wrapped[cl_queue] = queue
                 while len(cls._wrapped) > WRAPPED_KEPT:
                     del cls._wrapped[next(iter(cls._wrapped))]
         if queue.forked_from is not None:
             queue.refuse_after_fork()
         return queue
+
+    def check_not_forked(self) -> None:
+        """ForkedProcessError where this queue came from the parent of a forked child and
+        its driver does not survive a fork: a user's own queue, used directly, hung."""
+        if self.forked_from is not None:
+            self.refuse_after_fork()
 
     def refuse_after_fork(self) -> None:
         """ForkedProcessError: this queue's driver does not work in a forked child, where
@@ -237,6 +257,7 @@ class Queue:
     def program(self, source: str, options: tuple[str, ...] = ()):
         """The built program for this source and options (built on first request)."""
         key = self._program_key(source, options)
+        self.check_not_forked()
         with self.lock:
             program = self._programs.get(key)
             if program is not None:
@@ -304,7 +325,8 @@ class Queue:
             options=list(options))
 
     def kernel(self, source: str, name: str, options: tuple[str, ...] = ()):
-        """The kernel ``name`` of a program, retrieved once and reused."""
+        """The kernel ``name`` of a program, retrieved once and reused; ParameterError
+        naming the program's kernels where it has no such one."""
         import pyopencl as cl
 
         key = (source, _options(options), name)
@@ -314,7 +336,13 @@ class Queue:
                 kernel, program_key = found
                 self._programs.move_to_end(program_key)
                 return kernel
-            kernel = cl.Kernel(self.program(source, options), name)
+            program = self.program(source, options)
+            try:
+                kernel = cl.Kernel(program, name)
+            except cl.LogicError as exc:  # INVALID_KERNEL_NAME
+                names = program.get_info(cl.program_info.KERNEL_NAMES) or "none"
+                raise ParameterError(f"the program has no kernel {name!r}; its kernels: "
+                                     f"{names.replace(';', ', ')}") from exc
             self._kernels[key] = (kernel, self._program_key(source, options))
         return kernel
 
@@ -332,6 +360,8 @@ class Queue:
                                  f"of {self.device.description}")
         global_size, local_size = ndrange.opencl_sizes()
         scalar_types = tuple(a.dtype if isinstance(a, np.generic) else None for a in args)
+        wait_for = _cl_events(wait_for)
+        self.check_not_forked()
         with self.lock:
             if self._scalar_types.get(kernel) != scalar_types:
                 # declared once, pyopencl packs the scalars itself: 9 arguments in ~2 us
@@ -349,6 +379,9 @@ class Queue:
         ``is_blocking=False``), one thread at a time (:attr:`lock`)."""
         import pyopencl as cl
 
+        if "wait_for" in options:
+            options["wait_for"] = _cl_events(options["wait_for"])
+        self.check_not_forked()
         with self.lock:
             return cl.enqueue_copy(self.cl_queue, destination, source, **options)
 
@@ -357,6 +390,7 @@ class Queue:
         time, as :meth:`copy`."""
         import pyopencl as cl
 
+        self.check_not_forked()
         with self.lock:
             mapped, _ = cl.enqueue_map_buffer(self.cl_queue, buffer, flags, 0, shape, dtype,
                                               is_blocking=True)
@@ -387,6 +421,7 @@ class Queue:
         """Write ``value`` over the first ``nbytes`` of ``buffer``."""
         import pyopencl as cl
 
+        self.check_not_forked()
         return Event(cl.enqueue_fill_buffer(self.cl_queue, buffer, value, 0, nbytes))
 
     def to_host(self, buffer, out: np.ndarray, wait_for=None) -> np.ndarray:
@@ -416,6 +451,16 @@ class Queue:
 def _options(options) -> tuple[str, ...]:
     """Build options as a tuple; one option may come as a string (not its characters)."""
     return (options,) if isinstance(options, str) else tuple(options)
+
+
+def _cl_events(wait_for):
+    """``wait_for`` as pyopencl takes it: None, or a list of its events, from portgemm's
+    Events, pyopencl's, or one of either alone."""
+    if wait_for is None:
+        return None
+    if isinstance(wait_for, Event) or not isinstance(wait_for, (list, tuple)):
+        wait_for = [wait_for]
+    return [e.cl_event if isinstance(e, Event) else e for e in wait_for] or None
 
 
 def _in_order(cl_queue):
@@ -450,12 +495,24 @@ def _build_log(exc, device: Device) -> str:
     return logs[0] if logs and logs[0].strip() else str(exc)
 
 
+# platforms whose driver the parent of this forked process had started (listing devices
+# starts every driver), where a new queue would hang as an inherited one does
+_started_before_fork: set = set()
+
+
 def _mark_in_forked_child() -> None:
     """Run in a forked child: the queues it inherited refuse work where their driver
-    does not survive a fork (for_device and for_cl_queue check)."""
+    does not survive a fork (for_device and for_cl_queue check, and each command), and
+    so do new queues on drivers the parent started (a PoCL queue made in the child hung
+    where the parent had only listed the devices)."""
+    from .device import _enumerated
+
     for queue in list(Queue._every):
         if queue.device.platform not in FORK_SAFE_PLATFORMS:
             queue.forked_from = os.getppid()
+    _started_before_fork.update(
+        device.platform for device in _enumerated.get("devices", ())
+        if device.platform not in FORK_SAFE_PLATFORMS)
 
 
 if hasattr(os, "register_at_fork"):
