@@ -381,3 +381,19 @@ def test_device_views_at_an_offset(device):
     np.testing.assert_allclose(c.get(), stack[2:5].astype(np.float64) @ square,
                                rtol=1e-4, atol=1e-4)
 
+
+
+def test_numpy_operands_into_a_device_out_of_an_older_context(device):
+    """clear_caches() makes portgemm's contexts anew; numpy operands into a device out
+    made before failed with pyopencl's INVALID_CONTEXT. The product runs in out's
+    context, as it does for device operands."""
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((6, 5)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
+    out = portgemm.to_device(np.full((6, 4), np.nan, np.float32), device)
+    stack_out = portgemm.to_device(np.full((2, 6, 4), np.nan, np.float32), device)
+    portgemm.clear_caches()
+    assert portgemm.matmul(a, b, device=device, out=out) is out
+    np.testing.assert_allclose(out.get(), a @ b, rtol=1e-5, atol=1e-5)
+    s = np.stack([a, 2 * a])
+    portgemm.matmul(s, b, device=device, out=stack_out)
+    np.testing.assert_allclose(stack_out.get(), s @ b, rtol=1e-5, atol=1e-5)

@@ -199,17 +199,24 @@ def order_after_other_queues(queue: Queue, *arrays) -> None:
         cl.enqueue_barrier(queue.cl_queue, wait_for=pending)
 
 
-def resident_queue(a, b) -> Queue | None:
-    """The queue the operands' device arrays live on (the first one's), or None."""
-    for x in (a, b):
+def resident_queue(*arrays) -> Queue | None:
+    """The queue the device arrays among ``arrays`` live on (the first one's), or None."""
+    for x in arrays:
         if is_device_array(x):
             return Queue.for_cl_queue(x.queue)
     return None
 
 
-def queue_for(device: Device, a, b) -> Queue:
-    """The device arrays' own queue when there are any (their context), else the device's."""
-    return resident_queue(a, b) or Queue.for_device(device)
+def queue_for(device: Device, a, b, out=None) -> Queue:
+    """The device arrays' own queue when there are any (their context; the operands'
+    first, then ``out``'s: numpy operands into a device ``out`` of another context, one
+    made before clear_caches() say, failed with pyopencl's INVALID_CONTEXT), else the
+    device's. ParameterError where ``out`` lives on another device than ``device``."""
+    queue = resident_queue(a, b, out) or Queue.for_device(device)
+    if queue.device != device:
+        raise ParameterError(f"out lives on {queue.device.description}, but the call runs "
+                             f"on {device.description}")
+    return queue
 
 
 @memoize(maxsize=256)
@@ -280,7 +287,7 @@ class OpenCLBackend:
         if a.shape[1] * a.shape[2] * b.shape[2] <= STACK_UNPACKED_WORK:
             unpacked = with_values(tries[0], UNPACKED)
             tries += [unpacked] if unpacked != tries[0] else []
-        queue = queue_for(resolved.device, a, b)
+        queue = queue_for(resolved.device, a, b, out)
         for params in tries:
             if params != resolved.params:
                 try:
@@ -306,7 +313,7 @@ class OpenCLBackend:
         """``queue``: another queue on the same device (the tuner's, to free programs).
         Calls from several threads on one queue take turns (Queue.lock): a call of device
         arrays only holds it while it queues its commands, others until C is back."""
-        queue = queue or queue_for(resolved.device, a, b)
+        queue = queue or queue_for(resolved.device, a, b, out)
         with queue.lock, queue.drained_on_error():
             result = run_gemm(queue, resolved.impl, resolved.params, a, b, poison=poison,
                               out=out, wait=wait)
