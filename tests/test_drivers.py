@@ -66,6 +66,19 @@ def test_intel_cpu_runtime_from_pip_appears_without_environment(tmp_path):
     assert result["vendors_dir"].startswith(str(tmp_path))
 
 
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+@pytest.mark.parametrize("name", ["icd-vendors-0123456789abcdef", "portgemm-icd-x1y2z3"])
+def test_a_vendors_folder_removed_since_the_parent_made_it_is_made_again(tmp_path, name):
+    """A child process inherits OCL_ICD_VENDORS naming portgemm's folder; where that was
+    removed (rm -rf of the cache folder while the parent ran, or the parent's temporary
+    folder gone at its exit) the child saw no OpenCL device at all."""
+    gone = tmp_path / "cache" / "portgemm" / name
+    result = json.loads(run_fresh(LIST_PLATFORMS, OCL_ICD_VENDORS=str(gone),
+                                  XDG_CACHE_HOME=str(tmp_path / "cache")))
+    assert any("Intel(R) OpenCL" in p for p in result["platforms"])
+    assert result["vendors_dir"] and result["vendors_dir"] != str(gone)
+
+
 def test_no_platform_listed_twice(tmp_path):
     result = json.loads(run_fresh(LIST_PLATFORMS, XDG_CACHE_HOME=str(tmp_path)))
     keys = [tuple(k) for k in result["keys"]]

@@ -104,6 +104,12 @@ def register_drivers() -> DriverReport:
 
 
 def _register() -> DriverReport:
+    inherited = os.environ.get("OCL_ICD_VENDORS")
+    if inherited and not os.path.isdir(inherited) and _is_vendors_folder(Path(inherited)):
+        # a folder portgemm made for the parent process, removed since (rm -rf of the
+        # cache folder, or the parent's temporary one gone at its exit): left as it was,
+        # this process saw no OpenCL device at all
+        del os.environ["OCL_ICD_VENDORS"]
     source_dir = os.environ.get("OCL_ICD_VENDORS") or SYSTEM_VENDORS_DIR
     icd_files = sorted(glob.glob(os.path.join(source_dir, "*.icd")))
     registered = [_read_icd(path) for path in icd_files]
@@ -225,6 +231,15 @@ def _ldconfig_cache() -> dict[str, str]:
     return paths
 
 
+VENDORS_PREFIX = "icd-vendors-"   # a vendors folder in the cache folder
+TEMPORARY_PREFIX = "portgemm-icd-"  # ... or in a temporary one
+
+
+def _is_vendors_folder(path: Path) -> bool:
+    """Whether ``path`` is named as the vendors folders portgemm makes."""
+    return path.name.startswith((VENDORS_PREFIX, TEMPORARY_PREFIX))
+
+
 def _write_vendors_dir(icd_lines: dict[str, str]) -> str:
     """A private folder holding exactly these .icd files: in the user's cache folder
     (named by their content, reused across runs) when that folder is the user's alone,
@@ -232,13 +247,13 @@ def _write_vendors_dir(icd_lines: dict[str, str]) -> str:
     content = "\n".join(f"{k}={v}" for k, v in sorted(icd_lines.items()))
     digest = hashlib.sha256(content.encode()).hexdigest()[:16]
     try:
-        folder = _private_folder(Path(_cache_base()), f"icd-vendors-{digest}")
+        folder = _private_folder(Path(_cache_base()), f"{VENDORS_PREFIX}{digest}")
         _fill(folder, icd_lines)
         _remove_dead_folders(folder)
         return str(folder)
     except OSError:
         pass
-    folder = Path(tempfile.mkdtemp(prefix="portgemm-icd-"))  # mode 0700, a new name
+    folder = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX))  # mode 0700, a new name
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     _fill(folder, icd_lines)
     return str(folder)
@@ -249,7 +264,7 @@ def _remove_dead_folders(kept: Path) -> None:
     by a full path that no longer exists: a venv since deleted leaves one behind for good
     (each venv's Intel runtime has its own path, so its own folder). A folder naming a
     bare soname, or still being filled (no .icd yet), is left alone."""
-    for folder in kept.parent.glob("icd-vendors-*"):
+    for folder in kept.parent.glob(f"{VENDORS_PREFIX}*"):
         if folder == kept or folder.is_symlink() or not folder.is_dir():
             continue
         try:
