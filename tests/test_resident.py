@@ -397,3 +397,14 @@ def test_numpy_operands_into_a_device_out_of_an_older_context(device):
     s = np.stack([a, 2 * a])
     portgemm.matmul(s, b, device=device, out=stack_out)
     np.testing.assert_allclose(stack_out.get(), s @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_empty_pinned_takes_numpy_shapes_and_refuses_what_cannot_be(any_device):
+    """An int shape (TypeError before), a negative dimension (pyopencl's INVALID_VALUE)
+    and a size past max_mem_alloc_size (INVALID_BUFFER_SIZE) as numpy and the README say."""
+    assert portgemm.empty_pinned(10, np.float32, any_device).shape == (10,)
+    with pytest.raises(ValueError, match="negative"):
+        portgemm.empty_pinned((-1, 4), np.float32, any_device)
+    too_many = any_device.max_mem_alloc_size // 4 + 1
+    with pytest.raises(portgemm.ParameterError, match="max_mem_alloc_size"):
+        portgemm.empty_pinned((too_many,), np.float32, any_device)

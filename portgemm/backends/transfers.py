@@ -99,8 +99,15 @@ def empty_pinned(shape, dtype=np.float32, device: Any = None) -> np.ndarray:
     memory stays pinned as long as the array (or a view of it) lives."""
     import pyopencl as cl
 
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)  # as numpy
+    if any(int(n) < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
     queue = Queue.for_device(device)
-    nbytes = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
+    nbytes = max(1, int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
+    if nbytes > queue.device.max_mem_alloc_size:
+        raise ParameterError(f"a pinned array of {nbytes:,} bytes is past max_mem_alloc_size "
+                             f"{queue.device.max_mem_alloc_size:,} of "
+                             f"{queue.device.description}")
     buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR,
                        size=nbytes)
     mapped = queue.map(buffer, cl.map_flags.READ | cl.map_flags.WRITE, tuple(shape), dtype)
