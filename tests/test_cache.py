@@ -133,6 +133,27 @@ def test_clearing_the_disk_cache_deletes_programs_only(any_device, tmp_path, mon
             assert set(os.listdir(folder)) == keeps
 
 
+def test_the_cache_turned_off(any_device, tmp_path, monkeypatch):
+    """'no' and 'disabled' turn it off as 'off' does (each made a folder of that name in
+    the working folder); clear_caches(disk=True) with it off deletes the programs that
+    earlier runs kept in the default folder (left before)."""
+    from portgemm.runtime import program_cache
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("PORTGEMM_PROGRAM_CACHE", raising=False)
+    portgemm.clear_caches()
+    a = np.ones((8, 8), np.float32)
+    portgemm.matmul(a, a, device=any_device)
+    default = tmp_path / "cache" / "portgemm" / "programs"
+    assert list(default.glob("*.bin"))
+    for value in ("no", "disabled", "off"):
+        monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", value)
+        assert program_cache.cache_folder() is None
+    portgemm.clear_caches(disk=True)
+    assert not default.exists() and not (tmp_path / "no").exists()
+
+
 def test_a_store_that_fails_leaves_no_file(tmp_path, monkeypatch):
     """A write that fails half-way (a full disk) leaves nothing in the folder, which
     trim, counting programs only, would never delete (files.write_atomically, which

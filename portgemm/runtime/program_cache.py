@@ -42,6 +42,7 @@ SUFFIX = ".bin"
 CACHE_BYTES = 256 * 2**20
 KEY_LENGTH = 40  # hexadecimal digits of a program's file name
 STALE_TEMPORARY_S = 3600  # a temporary file this old is what a killed process left
+OFF = ("off", "0", "none", "false", "no", "disabled")  # the setting's values that disable it
 _PROGRAM_FILE = re.compile(rf"[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}"
                            rf"|\.[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}\..+")
 
@@ -49,7 +50,7 @@ _PROGRAM_FILE = re.compile(rf"[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}"
 def cache_folder() -> Path | None:
     """Where binaries go, or None when the cache is off."""
     setting = os.environ.get(PROGRAM_CACHE_ENV_VAR, "").strip()
-    if setting.lower() in ("off", "0", "none", "false"):
+    if setting.lower() in OFF:
         return None
     if setting:
         return Path(setting).expanduser()
@@ -170,9 +171,12 @@ def forget(device, source: str, options: Sequence[str]) -> None:
 
 def clear_disk_cache() -> None:
     """Delete the programs of the folder (:func:`is_program_file`), and the folder where
-    that leaves it empty."""
+    that leaves it empty; with the cache off, those of the default folder (earlier runs
+    kept theirs there)."""
     folder = cache_folder()
-    if folder is None or not folder.is_dir():
+    if folder is None:
+        folder = user_cache_folder() / "programs"
+    if not folder.is_dir():
         return
     for entry in os.scandir(folder):
         if is_program_file(entry.name):
