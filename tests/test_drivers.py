@@ -22,7 +22,7 @@ def run_fresh(code: str, **env) -> str:
     full_env = {**os.environ, **env}
     for key, value in env.items():
         if value is None:
-            full_env.pop(key)
+            full_env.pop(key, None)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=full_env, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -77,6 +77,19 @@ def test_a_vendors_folder_removed_since_the_parent_made_it_is_made_again(tmp_pat
                                   XDG_CACHE_HOME=str(tmp_path / "cache")))
     assert any("Intel(R) OpenCL" in p for p in result["platforms"])
     assert result["vendors_dir"] and result["vendors_dir"] != str(gone)
+
+
+def test_devices_do_not_depend_on_a_writable_cache_folder(tmp_path):
+    """PoCL needs a folder for its kernel cache: with XDG_CACHE_HOME unwritable it listed
+    no device, and every device after it changed its index."""
+    writable = json.loads(run_fresh(LIST_PLATFORMS, OCL_ICD_VENDORS=None,
+                                    XDG_CACHE_HOME=str(tmp_path / "cache")))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    unwritable = json.loads(run_fresh(LIST_PLATFORMS, OCL_ICD_VENDORS=None,
+                                      XDG_CACHE_HOME=unwritable_cache(tmp_path),
+                                      POCL_CACHE_DIR=None, TMPDIR=str(temp)))
+    assert unwritable["keys"] == writable["keys"]
 
 
 def test_no_platform_listed_twice(tmp_path):

@@ -103,7 +103,23 @@ def register_drivers() -> DriverReport:
     return _report
 
 
+def _pocl_cache_fallback() -> None:
+    """Where PoCL's kernel cache (``$XDG_CACHE_HOME/pocl``, else ``~/.cache/pocl``)
+    cannot be made, a private temporary one (``POCL_CACHE_DIR``, removed at exit): PoCL
+    otherwise reports no device at all, and the device indices after it shift."""
+    if os.environ.get("POCL_CACHE_DIR"):
+        return
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    try:
+        os.makedirs(os.path.join(base, "pocl"), exist_ok=True)
+    except OSError:
+        folder = tempfile.mkdtemp(prefix="portgemm-pocl-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["POCL_CACHE_DIR"] = folder
+
+
 def _register() -> DriverReport:
+    _pocl_cache_fallback()
     inherited = os.environ.get("OCL_ICD_VENDORS")
     if inherited and not os.path.isdir(inherited) and _is_vendors_folder(Path(inherited)):
         # a folder portgemm made for the parent process, removed since (rm -rf of the
