@@ -96,7 +96,7 @@ def copy_into(out, c, *, wait: bool):
                                            wait_for=out.events or None)
         return out
     event = Queue.for_cl_queue(c.queue).copy(out.base_data, c.base_data, byte_count=c.nbytes,
-                                             dst_offset=out.offset,
+                                             dst_offset=out.offset, src_offset=c.offset,
                                              wait_for=(c.events + out.events) or None)
     out.add_event(event)
     if wait:

@@ -224,3 +224,16 @@ def test_auto_fitted_choice_is_right(device, m, n, k, order):
     result = portgemm.gemm(a, b, device=device, variant="auto", poison=np.nan)
     assert_close(result.c, a, b)
     assert result.params == choose(device, m, n, k).params
+
+
+@pytest.mark.parametrize("m, n, k, itemsize", [
+    (237, 1021, 2097152, 4), (1620, 2032, 1048576, 4), (3028, 4093, 524288, 8),
+    (406, 503, 4194304, 4), (460, 485, 4194304, 8)])
+def test_auto_never_packs_past_the_index_limit(any_device, m, n, k, itemsize):
+    """B packed in whole panels passed the kernels' 32-bit index limit where B itself
+    does not: a call naming no parameters raised ParameterError advising PACKED=0. The
+    choice now plans (its operands read in place), on every device."""
+    chosen = choose(any_device, m, n, k, itemsize)
+    get_variant(chosen.variant).plan(m, n, k, dict(chosen.params), itemsize)
+    if chosen.variant == "panel" and k * n > 2**31 - 1 - 256 * k:
+        assert chosen.params["PACKED"] == 0 and "index limit" in chosen.reason

@@ -408,3 +408,15 @@ def test_empty_pinned_takes_numpy_shapes_and_refuses_what_cannot_be(any_device):
     too_many = any_device.max_mem_alloc_size // 4 + 1
     with pytest.raises(portgemm.ParameterError, match="max_mem_alloc_size"):
         portgemm.empty_pinned((too_many,), np.float32, any_device)
+
+
+def test_copy_into_from_a_device_array_at_an_offset(device):
+    """copy_into dropped the offset of C's array (no src_offset): out got values shifted
+    by it. No call of portgemm passes such a C yet; the function is general."""
+    from portgemm.memory import copy_into
+
+    c = np.random.default_rng(9).standard_normal((3, 4, 5)).astype(np.float32)
+    whole = portgemm.to_device(np.concatenate([np.zeros(3, np.float32), c.ravel()]), device)
+    out = portgemm.to_device(np.full(c.shape, np.nan, np.float32), device)
+    copy_into(out, whole[3:].reshape(c.shape), wait=True)
+    assert np.array_equal(out.get(), c)

@@ -36,6 +36,7 @@ from __future__ import annotations
 from math import ceil
 from typing import Any, NamedTuple
 
+from ..errors import ParameterError
 from ..families.base import Variant
 from .shapes import SHALLOW_K_MOST
 
@@ -79,9 +80,9 @@ def fit_packing(impl: Variant, params: dict[str, Any], m: int, n: int, k: int | 
     if "PACKED" not in impl.defaults:
         return params, []
     target = Target(m, n, k, units, itemsize)
-    refits = {"panel": (_fit_shallow_runs, _fit_columns, _fit_in_place),
+    refits = {"panel": (_fit_shallow_runs, _fit_columns, _fit_in_place, _fit_index_limit),
               "vec": (_fit_rows, _fit_narrow, _fit_shallow, _fit_group, _fit_group_rows,
-                      _fit_in_place)}
+                      _fit_in_place, _fit_index_limit)}
     notes = []
     for refit in refits.get(impl.name, ()):
         params, note = refit(impl, params, target)
@@ -108,6 +109,28 @@ def _fit_in_place(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dic
         params["KC"] = IN_PLACE_KC
         why += f"; panels of K {IN_PLACE_KC} deep"
     return params, f"B read in place (PACKED=0): {why}"
+
+
+def _fit_index_limit(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
+    """An operand read in place where packed in panels it would pass the kernels' 32-bit
+    index limit (padded to whole panels) though it does not itself: auto raised the
+    plan's ParameterError, advising PACKED=0, for a call that named no parameters
+    (237 x 1021 x 2^21 on Intel's runtime)."""
+    if c.k is None:
+        return params, ""
+    notes = []
+    for flag in ("PACKED", "PACK_A"):
+        if not params.get(flag):
+            continue
+        try:
+            impl.plan(c.m, c.n, c.k, params, c.itemsize)
+        except ParameterError as exc:
+            if f"use {flag}=0" not in str(exc):
+                raise
+            params = {**params, flag: 0}
+            notes.append(f"{flag}=0: packed in panels the operand passes the 32-bit index "
+                         f"limit")
+    return params, "; ".join(notes)
 
 
 def _changed(params: dict[str, Any], fitted: dict[str, Any], note: str) -> tuple[dict, str]:
