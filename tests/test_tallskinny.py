@@ -1195,3 +1195,17 @@ def test_named_variant_without_params_takes_the_model(any_device):
     result = portgemm.gemm(a, b, device=any_device, variant="tallskinny")
     expected, _ = tallskinny_params(any_device, 4, 4, 1 << 16)
     assert result.params["GS"] == expected["GS"] and result.source == "explicit"
+
+
+def test_the_gpu_forms_tree_sum_that_crashes_intels_compiler_is_refused():
+    """Intel's CPU compiler segfaulted (the whole process gone) on the GPU form's tree sum
+    with big tiles and groups; those parameters are refused there, not elsewhere."""
+    intel = gpu(name="AMD EPYC", vendor="Intel(R) Corporation", platform="Intel(R) OpenCL",
+                type="cpu", compute_units=2)
+    variant = get_variant("tallskinny")
+    crashed = variant.resolve({"ROWVEC": 0, "tile_y": 16, "tile_x": 12, "BS": 128})
+    assert any("crashes Intel's CPU compiler" in p for p in variant.problems(crashed, intel))
+    assert not variant.problems(crashed, gpu())
+    for built in ({"ROWVEC": 0, "tile_y": 8, "tile_x": 8, "BS": 256},   # the defaults' size
+                  {"ROWVEC": 0, "tile_y": 16, "tile_x": 12, "BS": 128, "REDUCE": 1}):
+        assert not [p for p in variant.problems(variant.resolve(built), intel) if "Intel" in p]

@@ -82,6 +82,21 @@ def row_vectors(columns: int) -> int:
     return ceil(columns / row_width(columns))
 
 
+# work-items x accumulators past which Intel's CPU compiler may crash (a segfault) on the
+# GPU form's tree sum: 14 x 12 and 16 x 12 tiles in groups of 128, 12 x 12 in 256 crashed,
+# 12 x 12 in 128 and 16 x 16 in 64 built (docs/known-issues.md)
+INTEL_TREE_VALUES = 16384
+
+
+def intel_tree_crashes(params: Params, device: Device) -> bool:
+    """Whether Intel's CPU runtime may crash building the GPU form (ROWVEC=0) with the
+    tree sum (REDUCE=0) for these parameters: not PoCL, not a GPU, and more work-items
+    times accumulators than INTEL_TREE_VALUES."""
+    return (device.type == "cpu" and "Intel" in device.platform and not params["ROWVEC"]
+            and not params["REDUCE"] and params["BS"] * params["TG"] * params["tile_y"]
+            * params["tile_x"] > INTEL_TREE_VALUES)
+
+
 def butterfly_miscompiled(device: Device) -> bool:
     """PoCL 5.0 (the GPU machine's CPU device) returned wrong sums for the butterfly's
     exchanges through local memory in bench/results/2026-11-22-h200-tallskinny."""
@@ -111,6 +126,11 @@ class TallSkinny(Variant):
         if params["REDUCE"] and butterfly_miscompiled(device):
             found.append("REDUCE=1 through local memory gives wrong sums on PoCL 5 (right on "
                          "PoCL 3 and Intel's runtime, cause not found): use REDUCE=0")
+        if intel_tree_crashes(params, device):
+            found.append(f"the tree sum (REDUCE=0) of {params['BS'] * params['TG']} "
+                         f"work-items x {params['tile_y'] * params['tile_x']} accumulators "
+                         f"(over {INTEL_TREE_VALUES}) crashes Intel's CPU compiler: use "
+                         f"ROWVEC=1, REDUCE=1, a smaller tile or smaller groups")
         return found
 
     def work_group(self, params: Params) -> tuple[int, int]:
