@@ -458,7 +458,7 @@ def _cl_events(wait_for):
     Events, pyopencl's, or one of either alone."""
     if wait_for is None:
         return None
-    if isinstance(wait_for, Event) or not isinstance(wait_for, (list, tuple)):
+    if hasattr(wait_for, "wait"):  # one event, of either kind
         wait_for = [wait_for]
     return [e.cl_event if isinstance(e, Event) else e for e in wait_for] or None
 
