@@ -561,3 +561,22 @@ def test_measurements_go_to_the_cache_folder_whatever_the_database(tmp_path, mon
     for setting in ("none", str(tmp_path / "elsewhere" / "db.json")):
         monkeypatch.setenv(database.TUNING_DB_ENV_VAR, setting)
         assert default_cache_file() == tmp_path / "cache" / "portgemm" / "measurements.jsonl"
+
+
+def test_cli_says_where_auto_will_not_run_the_saved_entry(device, tmp_path, monkeypatch,
+                                                           capsys):
+    """A rule of auto's may pick another family for a tuned size (the AVX-512 shallow-K
+    rule took float64 600 x 600 x 32 from a saved tiled entry), and the save said
+    nothing of it."""
+    import portgemm.tune.__main__ as tune_cli
+    from portgemm.auto.choice import Choice
+
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(tmp_path / "user.json"))
+    monkeypatch.setattr(tune_cli, "choose", lambda *args, **kwargs: Choice(
+        "naive", {"wg_y": 8, "wg_x": 8}, "a rule of the test", "model"))
+    code = cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
+                     "--only", "tile_y=1,2", "--only", "tile_x=2", "--reps", "1",
+                     "--no-progress", "--no-cache", "--save"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "note: at 64x64x64 auto runs naive" in out and "a rule of the test" in out

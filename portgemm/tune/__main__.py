@@ -150,6 +150,21 @@ def show(device, sizes, itemsize) -> None:
         print(f"  {m}x{n}x{k}: {choice.variant} {choice.params}\n    because: {choice.reason}")
 
 
+def not_run_as_saved(device, entries, itemsize: int) -> list[str]:
+    """A line for each tuned size where ``variant="auto"`` does not run the entry just
+    saved for it as it was measured: a rule of auto's picks another family there (the
+    AVX-512 shallow-K rule, say) or fits the tile to the shape (panel to N)."""
+    lines = []
+    for entry in entries:
+        for m, n, k in entry["sizes"]:
+            choice = choose(device, m, n, k, itemsize)
+            if choice.variant != entry["variant"] or choice.params != entry["params"]:
+                lines.append(f"  note: at {m}x{n}x{k} auto runs {choice.variant} "
+                             f"{choice.params}, not the saved entry as measured, because: "
+                             f"{choice.reason}")
+    return lines
+
+
 def search_space_of(args, variant) -> dict | None:
     """The space --only or --param give for ``variant`` (None: the variant's own)."""
     if args.only:
@@ -315,7 +330,11 @@ def main(argv=None) -> int:
                 path = save_entries(args.database, device, entries, args.level)
                 print(f"saved {variant.name} for shape classes "
                       f"{', '.join(e['shape_class'] for e in entries)} ({args.level} key) "
-                      f"into {path}\n")
+                      f"into {path}")
+                if args.database is None:  # the database auto reads
+                    for note in not_run_as_saved(device, entries, itemsize):
+                        print(note)
+                print()
         if args.show:
             print()
             show(device, sizes, itemsize)
