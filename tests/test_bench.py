@@ -221,3 +221,30 @@ def test_an_interrupted_run_writes_and_shows_its_rows(any_device, tmp_path, monk
     assert [r["variant"] for r in json.loads(out_json.read_text())] == ["naive"]
     captured = capsys.readouterr()
     assert "naive" in captured.out and "interrupted after 1 rows" in captured.err
+
+
+def test_rows_whose_reference_was_disturbed_are_marked(any_device, tmp_path, monkeypatch,
+                                                       capsys):
+    """numpy's runs beside a CPU row varying more than DISTURBED_SPREAD (another process
+    had the host) make its ratio void: the row says so, and a note under the table. The
+    stand-in calls take 1, 10, 1, 10 ... ms."""
+    import portgemm.bench.__main__ as bench_main
+
+    if any_device.type == "gpu":
+        pytest.skip("a GPU's reference is timed once a shape")
+    calls = []
+
+    def swinging_call_ms(a, b):
+        def call():
+            calls.append(None)
+            return 1.0 if len(calls) % 2 else 10.0
+        return call
+
+    monkeypatch.setattr(bench_main, "numpy_call_ms", swinging_call_ms)
+    out = tmp_path / "r.json"
+    assert main(["--device", any_device.filter_string, "--variant", "naive", "--sizes", "32",
+                 "--reps", "6", "--json", str(out), "--no-progress"]) == 0
+    record = json.loads(out.read_text())[0]
+    assert record["ref_spread"] == pytest.approx(10.0)
+    printed = capsys.readouterr().out
+    assert "(disturbed)" in printed and "not to be trusted" in printed

@@ -197,7 +197,7 @@ def table(records: list[BenchRecord]) -> str:
         ("wall ms", lambda r: fmt(r.wall_ms, ".3f")),
         ("GFLOPS", lambda r: fmt(r.gflops, ".1f")),
         ("of ref", lambda r: f"{fmt(r.pct_of_ref, '.1f')}% {r.reference}"
-         if r.pct_of_ref is not None else ""),
+         + (" (disturbed)" if disturbed(r) else "") if r.pct_of_ref is not None else ""),
         ("of CLBlast", lambda r: fmt(r.pct_of_clblast, ".1f") + "%" if r.pct_of_clblast else ""),
         ("rel err", lambda r: fmt(r.relerr, ".1e")),
         ("status", lambda r: r.status),
@@ -206,6 +206,27 @@ def table(records: list[BenchRecord]) -> str:
         columns = [c for c in columns if c[0] != "of CLBlast"]
     rows = [[cell(r) for _, cell in columns] for r in records]
     return tabulate(rows, headers=[name for name, _ in columns], disable_numparse=True)
+
+
+# the reference's runs beside a row vary this much (slowest over fastest) where something
+# else had the host: OpenBLAS's threads, competing with other processes on a 2-core VM,
+# gave numpy 971-5534% of its time at 256^3 (2026-11-28), every ratio of those rows void
+DISTURBED_SPREAD = 3.0
+
+
+def disturbed(record: BenchRecord) -> bool:
+    return record.ref_spread is not None and record.ref_spread > DISTURBED_SPREAD
+
+
+def disturbed_note(records: list[BenchRecord]) -> list[str]:
+    """One line where rows' references were disturbed: their ratios are not to be trusted."""
+    rows = [r for r in records if disturbed(r)]
+    if not rows:
+        return []
+    worst = max(r.ref_spread for r in rows)
+    return [f"(disturbed): in {len(rows)} rows the reference's own runs varied up to "
+            f"{worst:.1f}x (over {DISTURBED_SPREAD:g}x): something else had the host, so "
+            f"their ratios are not to be trusted; run again on a quiet machine"]
 
 
 def model_notes(records: list[BenchRecord], targets: list[Target]) -> list[str]:
@@ -276,7 +297,7 @@ def main(argv=None) -> int:
               "device: between that row's runs)"
               + ("; CLBlast: pyclblast on the same device, whole call (helper kernels "
                  "included)" if any(r.clblast_ms is not None for r in records) else ""))
-        for note in model_notes(records, args.targets):
+        for note in disturbed_note(records) + model_notes(records, args.targets):
             print(note)
         sys.stdout.flush()
     except BrokenPipeError:  # piped into head and the like: the reader has what it wanted

@@ -18,8 +18,8 @@ from .targets import Target
 from ..verify import relative_error, tolerance
 
 RECORD_FIELDS = ("device", "filter_string", "variant", "source", "params", "dtype", "m", "n", "k",
-                 "layout", "kernel_ms", "wall_ms", "gflops", "reference", "ref_ms", "ref_gflops",
-                 "pct_of_ref", "relerr", "clblast_ms", "pct_of_clblast", "status")
+                 "layout", "kernel_ms", "wall_ms", "gflops", "reference", "ref_ms", "ref_spread",
+                 "ref_gflops", "pct_of_ref", "relerr", "clblast_ms", "pct_of_clblast", "status")
 
 
 @dataclass
@@ -40,6 +40,7 @@ class BenchRecord:
     gflops: float | None = None      # from kernel_ms
     reference: str = ""
     ref_ms: float | None = None
+    ref_spread: float | None = None  # the reference's slowest run over its fastest, turn about
     ref_gflops: float | None = None
     pct_of_ref: float | None = None  # gflops / ref_gflops * 100
     relerr: float | None = None      # ||C - C64|| / ||C64||, Frobenius
@@ -167,6 +168,7 @@ def bench_case(target: Target, variant: str, params: dict | None, a: np.ndarray,
     record.gflops = 2.0 * m * n * k / (record.kernel_ms * 1e6)
     if beside_ms:
         record.ref_ms = statistics.median(beside_ms)
+        record.ref_spread = max(beside_ms) / min(beside_ms) if min(beside_ms) > 0 else None
     record.relerr = relative_error(first.c, reference64)
     if not record.relerr <= tolerance(a.dtype, k):  # NaN (an unwritten element) fails too
         record.status = "WRONG"
