@@ -14,7 +14,7 @@ import math
 import os
 import queue
 import threading
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -181,13 +181,14 @@ def _lazy_plan(n: int, schedule: str, chunk: int | None, num_threads: int):
     return _guided_pieces(n, chunk or 1, num_threads)
 
 
-def _range_pieces(n: int, size: int, first: int = 0, step: int | None = None):
+def _range_pieces(n: int, size: int, first: int = 0,
+                  step: int | None = None) -> Iterator[Piece]:
     """(start, start + size) pieces of range(n) from ``first``, every ``step``-th index
     (default: ``size``, so contiguous), the last one cut at n."""
     return ((start, min(n, start + size)) for start in range(first, n, step or size))
 
 
-def _guided_pieces(n: int, smallest: int, num_threads: int):
+def _guided_pieces(n: int, smallest: int, num_threads: int) -> Iterator[Piece]:
     start = 0
     while start < n:
         stop = min(n, start + max(smallest, math.ceil((n - start) / num_threads)))

@@ -92,6 +92,12 @@ def get_devices(*, refresh: bool = False) -> list[Device]:
     return list(devices)
 
 
+def listed_devices() -> list[Device]:
+    """The devices this process has listed (none before the first get_devices): listing
+    them started every driver."""
+    return list(_enumerated.get("devices", ()))
+
+
 def _enumerate(platforms) -> list[Device]:
     import pyopencl as cl
 

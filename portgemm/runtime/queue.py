@@ -505,13 +505,13 @@ def _mark_in_forked_child() -> None:
     does not survive a fork (for_device and for_cl_queue check, and each command), and
     so do new queues on drivers the parent started (a PoCL queue made in the child hung
     where the parent had only listed the devices)."""
-    from .device import _enumerated
+    from .device import listed_devices
 
     for queue in list(Queue._every):
         if queue.device.platform not in FORK_SAFE_PLATFORMS:
             queue.forked_from = os.getppid()
     _started_before_fork.update(
-        device.platform for device in _enumerated.get("devices", ())
+        device.platform for device in listed_devices()
         if device.platform not in FORK_SAFE_PLATFORMS)
 
 
