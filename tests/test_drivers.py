@@ -79,6 +79,30 @@ def test_a_vendors_folder_removed_since_the_parent_made_it_is_made_again(tmp_pat
     assert result["vendors_dir"] and result["vendors_dir"] != str(gone)
 
 
+USER_FOLDER_IN_A_CHILD = """
+import json, os, shutil, subprocess, sys
+from portgemm.runtime import register_drivers
+report = register_drivers()
+shutil.rmtree(report.vendors_dir)  # gone while the parent runs (rm -rf of the cache)
+child = subprocess.run([sys.executable, "-c", "import json; from portgemm.runtime import "
+                        "register_drivers; print(json.dumps(register_drivers().registered))"],
+                       capture_output=True, text=True, check=True)
+print(child.stdout)
+"""
+
+
+@pytest.mark.skipif(not installed("intel-opencl-rt"), reason="intel-opencl-rt not installed")
+def test_a_child_of_a_removed_vendors_folder_starts_from_the_users_own(tmp_path):
+    """A child whose inherited portgemm folder was gone registered again from the system's
+    folder, losing the drivers named in the user's own OCL_ICD_VENDORS folder."""
+    own = tmp_path / "own"
+    own.mkdir(mode=0o700)
+    (own / "mine.icd").write_text("/opt/mine/libmine-opencl.so\n")
+    registered = json.loads(run_fresh(USER_FOLDER_IN_A_CHILD, OCL_ICD_VENDORS=str(own),
+                                      XDG_CACHE_HOME=str(tmp_path / "cache")))
+    assert "/opt/mine/libmine-opencl.so" in registered
+
+
 def test_devices_do_not_depend_on_a_writable_cache_folder(tmp_path):
     """PoCL needs a folder for its kernel cache: with XDG_CACHE_HOME unwritable it listed
     no device, and every device after it changed its index."""

@@ -44,6 +44,9 @@ from ..files import check_private_folder, user_cache_folder, write_atomically
 from .libraries import find_library, load_library
 
 SYSTEM_VENDORS_DIR = "/etc/OpenCL/vendors"
+# The user's own OCL_ICD_VENDORS, kept for child processes while the variable names
+# portgemm's folder: where that folder is gone, the child starts again from the user's.
+USER_VENDORS_VARIABLE = "PORTGEMM_USER_OCL_ICD_VENDORS"
 
 # Vendor OpenCL libraries that containers and driver installs often leave unregistered.
 VENDOR_LIBRARIES = {
@@ -124,8 +127,11 @@ def _register() -> DriverReport:
     if inherited and not os.path.isdir(inherited) and _is_vendors_folder(Path(inherited)):
         # a folder portgemm made for the parent process, removed since (rm -rf of the
         # cache folder, or the parent's temporary one gone at its exit): left as it was,
-        # this process saw no OpenCL device at all
-        del os.environ["OCL_ICD_VENDORS"]
+        # this process saw no OpenCL device at all; the user's own folder, if the parent
+        # had one, is the one to start from
+        os.environ.pop("OCL_ICD_VENDORS")
+        if os.environ.get(USER_VENDORS_VARIABLE):
+            os.environ["OCL_ICD_VENDORS"] = os.environ[USER_VENDORS_VARIABLE]
     source_dir = os.environ.get("OCL_ICD_VENDORS") or SYSTEM_VENDORS_DIR
     icd_files = sorted(glob.glob(os.path.join(source_dir, "*.icd")))
     registered = [_read_icd(path) for path in icd_files]
@@ -151,6 +157,8 @@ def _register() -> DriverReport:
     for driver in report.added:
         icd_lines[f"portgemm-{driver.name}.icd"] = driver.library
     report.vendors_dir = _write_vendors_dir(icd_lines)
+    if os.environ.get("OCL_ICD_VENDORS") and not _is_vendors_folder(Path(source_dir)):
+        os.environ[USER_VENDORS_VARIABLE] = os.environ["OCL_ICD_VENDORS"]
     os.environ["OCL_ICD_VENDORS"] = report.vendors_dir
     return report
 
