@@ -148,7 +148,8 @@ def test_quick_cli_saves_and_auto_uses_it(device, tmp_path, capsys):
                           "--budget", "4", "--database", str(database), "--no-cache",
                           "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "saved" in out and "variant='auto' uses it" in out
+    assert "saved" in out and "variant='auto' runs it where" in out
+    assert "note:" not in out  # a database auto does not read (--database): no notes
     saved = json.loads(database.read_text())["devices"]
     entry = saved[0]["entries"][0]
     for size in (64, 1024, 4096):  # small, medium and large all take it
@@ -172,6 +173,21 @@ def test_quick_cli_saves_and_auto_uses_it(device, tmp_path, capsys):
         assert chosen.source == "user" and chosen.params == {**params, "KSPLIT": split} \
             if "KSPLIT" in params else chosen.params == params
         assert split == 1 or "KSPLIT=" in chosen.reason
+
+
+def test_quick_cli_says_where_auto_will_not_run_the_saved_entry(device, tmp_path,
+                                                                 monkeypatch, capsys):
+    """The quick tune's save said "variant='auto' uses it from now on" even where a rule
+    of auto's picks another family at the size it measured."""
+    from portgemm.auto.choice import Choice
+
+    monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "user.json"))
+    monkeypatch.setattr(tune_cli, "choose", lambda *args, **kwargs: Choice(
+        "naive", {"wg_y": 8, "wg_x": 8}, "a rule of the test", "model"))
+    assert tune_cli.main(["--quick", "--device", device.filter_string, "--sizes", "32",
+                          "--budget", "2", "--save", "--no-cache", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("note: at 32x32x32 auto runs naive") == 1 and "a rule of the test" in out
 
 
 @pytest.mark.parametrize("extra", [["--variant", "xgemm"], ["--model", "phvm"]])

@@ -258,7 +258,7 @@ def checked_arguments(parser: Parser, args):
     return device, sizes, variants
 
 
-def run_quick(args, device, size) -> None:
+def run_quick(args, device, size, itemsize: int) -> None:
     cache = None if args.no_cache else (args.cache or default_cache_file())
     result = quick_tune(device, size=size, budget_s=args.budget or QUICK_BUDGET_S,
                         dtype=args.dtype, progress=not args.no_progress, cache_file=cache)
@@ -271,7 +271,11 @@ def run_quick(args, device, size) -> None:
             return
         path = save_entries(args.database, device, entries, args.level)
         print(f"saved {result.variant} for every size class ({args.level} key) into {path}; "
-              f"variant='auto' uses it from now on")
+              f"variant='auto' runs it where none of its rules picks another family "
+              f"(--show --sizes MxNxK says what auto runs at a shape)")
+        if args.database is None:  # the database auto reads
+            for note in not_run_as_saved(device, entries[:1], itemsize):
+                print(note)
     else:
         print("not saved: add --save to make it the device's entry")
 
@@ -295,7 +299,7 @@ def main(argv=None) -> int:
             print("\n".join(lines))
             return 0
         if args.quick:
-            run_quick(args, device, sizes[0])
+            run_quick(args, device, sizes[0], itemsize)
             if args.show:
                 print()
                 show(device, sizes, itemsize)
