@@ -50,6 +50,13 @@ def test_masked_arrays_raise_type_error(any_device, stacked):
             portgemm.gemm(masked, ones(3, 3), device=any_device)
 
 
+def test_a_matrix_subclass_gives_a_plain_array_of_the_product(any_device):
+    """As documented (README): numpy's matmul keeps np.matrix, portgemm's gives ndarray."""
+    a = np.matrix(np.arange(6, dtype=F32).reshape(2, 3))
+    c = portgemm.matmul(a, a.T, device=any_device)
+    assert type(c) is np.ndarray and np.array_equal(c, np.asarray(a) @ np.asarray(a).T)
+
+
 def test_mixed_dtypes_raise_type_error(any_device):
     with pytest.raises(TypeError, match="both"):
         portgemm.matmul(ones(2, 2), ones(2, 2, dtype=np.float64), device=any_device)
