@@ -407,6 +407,35 @@ def test_save_entries_round_trip(tmp_path):
     assert cousin.params["tile_x"] == 4 and "vendor-type" in cousin.reason
 
 
+def test_a_save_keeps_what_auto_passes_over(tmp_path):
+    """Records and entries auto skips with a note (a string, a match of null, a note in
+    the entries) crashed a save after the whole search (AttributeError, TypeError, a
+    KeyError of 'entries'); they are kept as written and the save goes in beside them."""
+    dev = fake_device()
+    match = lookup.device_match(dev, "exact")
+    path = write_db(tmp_path / "db.json", ["a record by hand", {"match": None},
+                                           {"match": match, "entries": ["a note I left"]}])
+    save_entries(path, dev, [entry(tile_y=2, tile_x=2, wg_y=8, wg_x=8)])
+    data = json.loads(path.read_text())
+    assert data["devices"][:2] == ["a record by hand", {"match": None}]
+    assert data["devices"][2]["entries"][-1] == "a note I left"
+    assert choose(dev, 1024, 1024, 1024, sources=[("user", path)]).params["tile_y"] == 2
+    no_entries = write_db(tmp_path / "bare.json", [{"match": match}])
+    save_entries(no_entries, dev, [entry()])
+    assert len(json.loads(no_entries.read_text())["devices"][0]["entries"]) == 1
+
+
+def test_cli_refuses_a_record_it_cannot_save_into_before_tuning(device, tmp_path,
+                                                                monkeypatch, capsys):
+    bad = write_db(tmp_path / "user.json", [{"match": lookup.device_match(device, "exact"),
+                                             "entries": {"not": "a list"}}])
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, str(bad))
+    with pytest.raises(SystemExit) as info:
+        cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
+                  "--save", "--no-progress", "--no-cache"])
+    assert info.value.code == 2 and "not a list" in capsys.readouterr().err
+
+
 def test_shipped_databases_are_valid():
     for path in database.shipped_database_paths():
         data = database.read_database(path)

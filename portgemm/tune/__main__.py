@@ -253,6 +253,8 @@ def checked_arguments(parser: Parser, args):
         device = select_device(args.device)
         if args.dtype == "float64" and not device.has_fp64:
             raise TypeError(f"{device.description} has no float64 support; use --dtype float32")
+        if database is not None and (variants or args.quick):
+            check_database_writable(database, device, args.level)  # its record too
     except (PortgemmError, ValueError, TypeError, LookupError) as exc:
         parser.error(str(exc))
     return device, sizes, variants

@@ -39,12 +39,10 @@ def save_entries(path: str | os.PathLike | None, device: Device, entries: Iterab
     shape class and dtype."""
     path = Path(path) if path is not None else user_database_path()
     match = device_match(device, level)
-    wanted = {f: normalize(v) for f, v in match.items()}
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
         data = json.loads(json.dumps(read_database(path, fresh=True)))  # a private copy
-        record = next((r for r in data["devices"] if isinstance(r, dict) and {
-            f: normalize(v) for f, v in dict(r.get("match", {})).items()} == wanted), None)
+        record = device_record(data, match, path)
         if record is None:
             record = {"match": match, "entries": []}
             data["devices"].append(record)
@@ -52,15 +50,39 @@ def save_entries(path: str | os.PathLike | None, device: Device, entries: Iterab
         for entry in entries:
             entry = dict(entry)
             key = (entry["variant"], entry["shape_class"], entry["dtype"])
-            record["entries"] = [e for e in record["entries"]
-                                 if (e.get("variant"), e.get("shape_class"), e.get("dtype")) != key]
+            record["entries"] = [e for e in record["entries"] if _key(e) != key]
             record["entries"].append(entry)
-        record["entries"].sort(key=lambda e: (SHAPE_CLASSES.index(e["shape_class"])
-                                              if e.get("shape_class") in SHAPE_CLASSES else 9,
-                                              e.get("dtype", ""), e.get("variant", "")))
+        # entries that are not mappings (a note left by hand) stay, after the others
+        record["entries"].sort(key=lambda e: (SHAPE_CLASSES.index(e.get("shape_class"))
+                                              if _key(e)[1] in SHAPE_CLASSES else 9,
+                                              str(_key(e)[2] or ""), str(_key(e)[0] or "")))
         write_atomically(path, format_database(data))
     forget_stamps()  # this process sees its own write at once
     return path
+
+
+def device_record(data: Mapping, match: Mapping, path: Path) -> dict | None:
+    """The record of ``data`` whose match is ``match`` (None if there is none); records
+    that auto passes over (not a mapping, a match that is not one) are left alone, but
+    the matching record's entries must be a list to be saved into (DatabaseError)."""
+    wanted = {f: normalize(v) for f, v in match.items()}
+    for record in data["devices"]:
+        if not (isinstance(record, dict) and isinstance(record.get("match"), dict)):
+            continue
+        if {f: normalize(v) for f, v in record["match"].items()} == wanted:
+            record.setdefault("entries", [])
+            if not isinstance(record["entries"], list):
+                raise DatabaseError(f"cannot save into {path}: the record of {dict(match)} "
+                                    f"has \"entries\" that are not a list; mend or remove it")
+            return record
+    return None
+
+
+def _key(entry) -> tuple:
+    """(variant, shape class, dtype) of an entry; Nones for one that is not a mapping."""
+    if not isinstance(entry, dict):
+        return (None, None, None)
+    return (entry.get("variant"), entry.get("shape_class"), entry.get("dtype"))
 
 
 def lock_path(path: Path) -> Path:
@@ -68,11 +90,15 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-def check_database_writable(path: str | os.PathLike) -> None:
-    """DatabaseError unless a save into ``path`` can read it (absent, or a database) and
-    lock it (its lock file absent or a regular file): said before any tuning."""
+def check_database_writable(path: str | os.PathLike, device: Device | None = None,
+                            level: str = "exact") -> None:
+    """DatabaseError unless a save into ``path`` can read it (absent, or a database),
+    save into ``device``'s record at ``level`` there, and lock it (its lock file absent or
+    a regular file): said before any tuning."""
     path = Path(path)
-    read_database(path, fresh=True)
+    data = read_database(path, fresh=True)
+    if device is not None:
+        device_record(json.loads(json.dumps(data)), device_match(device, level), path)
     lock = lock_path(path)
     if lock.exists() and not lock.is_file():
         raise DatabaseError(f"cannot lock tuning database {path}: {lock} is not a regular "
@@ -103,6 +129,10 @@ def format_database(data: Mapping) -> str:
              f' "version": {json.dumps(data.get("version", VERSION))},', ' "devices": [']
     devices = list(data.get("devices", []))
     for i, record in enumerate(devices):
+        if not (isinstance(record, dict) and isinstance(record.get("match"), dict)):
+            # passed over by auto; kept as it was written
+            lines.append(f"  {json.dumps(record)}" + ("," if i < len(devices) - 1 else ""))
+            continue
         extra = {k: v for k, v in record.items() if k not in ("match", "description", "entries")}
         lines.append("  {")
         lines.append(f'   "match": {json.dumps(record.get("match", {}))},')
