@@ -281,6 +281,17 @@ def test_user_database_overrides_shipped(acme_dbs):
     assert generic.source == "user" and generic.params["tile_y"] == 8
 
 
+def test_an_unusable_user_entry_does_not_hide_the_shipped_one(acme_dbs):
+    """A user's entry the device cannot run hid the shipped entry of the same variant,
+    level and class: auto fell back to the model's default."""
+    dev, sources, user = acme_dbs
+    exact = {"vendor": "Acme Inc.", "name": "Acme Turbo 9000", "driver_version": "1.2.3"}
+    write_db(user, [{"match": exact, "entries": [entry(wg_y=128, wg_x=128)]}])
+    chosen = choose(dev, 1024, 1024, 1024, sources=sources)
+    assert chosen.source == "shipped" and chosen.params["tile_y"] == 2 == chosen.params["tile_x"]
+    assert "user exact entry tiled/medium" in chosen.reason  # the one passed over
+
+
 def test_user_entry_of_another_variant_beats_a_faster_shipped_figure(acme_dbs):
     """At one level and class the user's own tuning decides, whatever the variants and
     however high a shipped entry's figure (measured elsewhere, perhaps at another size)."""

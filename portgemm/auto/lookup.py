@@ -62,25 +62,17 @@ def matches(entry: Entry, device: Device, level: str) -> bool:
 
 
 def leveled(sources: Sequence[tuple[str, Path]], notes: list[str]) -> list[tuple[str, Entry]]:
-    """(level, entry) for every entry; for one (level, match, variant, shape class,
-    dtype) only the highest-precedence database's entries (within one database all of
-    them: the best valid one is picked later)."""
-    found, seen, mine, current = [], set(), set(), None
+    """(level, entry) for every entry of a record whose match makes a level. Which
+    database's entry wins is decided among the usable ones (``lookup``'s preference): an
+    entry of the user's that the device cannot run must not hide the shipped entry of
+    the same variant and class."""
+    found = []
     for label, path, match, good in records(sources, notes):
-        if path != current:
-            seen |= mine
-            mine, current = set(), path
         level = match_level(match)
         if level is None:
             notes.append(f"{label} device record in {path} skipped: {level_problem(match)}")
             continue
-        for entry in good:
-            key = (level, tuple(sorted((k, normalize(v)) for k, v in match.items())),
-                   entry.variant, entry.entry["shape_class"], entry.entry["dtype"])
-            if key in seen:
-                continue
-            mine.add(key)
-            found.append((level, entry))
+        found.extend((level, entry) for entry in good)
     return found
 
 
