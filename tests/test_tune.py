@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -290,6 +291,23 @@ def test_an_unusable_user_entry_does_not_hide_the_shipped_one(acme_dbs):
     chosen = choose(dev, 1024, 1024, 1024, sources=sources)
     assert chosen.source == "shipped" and chosen.params["tile_y"] == 2 == chosen.params["tile_x"]
     assert "user exact entry tiled/medium" in chosen.reason  # the one passed over
+
+
+def test_an_entry_of_a_tile_fitted_to_c_serves_only_that_c(device, tmp_path):
+    """tallskinny compiles C's rows and columns in: an entry tuned at 5 x 5 ran every
+    tall-skinny C in 5 x 5 tiles (16 x 16 x 100000 1.8-3.8x slower than the model's)."""
+    tuned = choose(device, 5, 5, 100000, sources=[])
+    assert tuned.variant == "tallskinny"
+    params = {**tuned.params, "GS": tuned.params["GS"] * 2}  # not the model's own
+    saved = {**entry("tallskinny", "tall-skinny", **params), "sizes": [[5, 5, 100000]]}
+    user = write_db(tmp_path / "user.json", [{
+        "match": lookup.device_match(device, "exact"), "entries": [saved]}])
+    same_c = choose(device, 5, 5, 300007, sources=[("user", user)])
+    assert same_c.source == "user" and same_c.params["GS"] == params["GS"]
+    other_c = choose(device, 16, 16, 100000, sources=[("user", user)])
+    assert other_c == replace(choose(device, 16, 16, 100000, sources=[]),
+                              reason=other_c.reason)
+    assert "tuned for C of 5 x 5, not 16 x 16" in other_c.reason
 
 
 def test_user_entry_of_another_variant_beats_a_faster_shipped_figure(acme_dbs):

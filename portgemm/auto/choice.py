@@ -91,6 +91,11 @@ HALF_TILE_SIDE = 64  # ... 128 x 64 and 64 x 64, none narrower
 # 128 x 64 and 128 x 128 take one group a unit each (bench/results/2026-11-27-h200-few-
 # tiles)
 WAVE_HALF_FAMILIES = ("mma",)  # of HALF_TILE_FAMILIES
+# Families whose models fit the tile to C itself (compiled in: tallskinny's whole C, the
+# wide kernel's rows): an entry tuned at one C serves only a C of those rows and columns.
+# On Intel's CPU runtime a tallskinny entry of 5 x 5 ran 16 x 16 x 100000 1.8-3.8x, and
+# 256 x 256 x 8192 6x, slower than the model's own tiles.
+C_FITTED_FAMILIES = ("tallskinny", "wide")
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,10 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
         return _fitting_tile(device, m, n, k, itemsize, sources,
                              f"{context}; the {found.shape_class}-class entry's tile pads C "
                              f"{NARROW_PADDING}x or more", layout, found=found)
+    if found is not None and not _tuned_for_c(found, m, n):
+        notes.append(f"the {found.entry.source} {found.entry.variant} entry was tuned for C "
+                     f"of {_tuned_cs(found)}, not {m} x {n}, and fits its tile to that C")
+        found = None
     if found is not None:
         return _fit_to_shape(device, m, n, k, itemsize, found.entry.variant, found.params,
                              f"{context}; {found.reason}", found.entry.source, sources)
@@ -158,6 +167,19 @@ def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
     if notes:
         reason += "; passed over: " + "; ".join(notes)
     return _fit_to_shape(device, m, n, k, itemsize, variant, params, reason, "model")
+
+
+def _tuned_cs(found: Found) -> str:
+    return ", ".join(sorted({f"{s[0]} x {s[1]}" for s in found.entry.entry.get("sizes", [])}))
+
+
+def _tuned_for_c(found: Found, m: int, n: int) -> bool:
+    """Whether the entry serves a C of m x n: any entry of a family whose tile is C's own
+    (C_FITTED_FAMILIES) only where it was tuned at such a C (one that names no sizes, as
+    before)."""
+    sizes = found.entry.entry.get("sizes")
+    return (found.entry.variant not in C_FITTED_FAMILIES or not sizes
+            or any(list(s[:2]) == [m, n] for s in sizes))
 
 
 def _skinny_on_tensor_cores(device: Device, m: int, n: int, itemsize: int) -> bool:
