@@ -638,3 +638,18 @@ def test_cli_says_where_auto_will_not_run_the_saved_entry(device, tmp_path, monk
     out = capsys.readouterr().out
     assert code == 0
     assert "note: at 64x64x64 auto runs naive" in out and "a rule of the test" in out
+
+
+def test_cli_model_predicts_in_the_dtype_given(device, monkeypatch, capsys):
+    """--model tallskinny --dtype float64 printed float32's choice (its GS differs)."""
+    from portgemm.auto.tallskinny import tallskinny_params
+    from portgemm.tune import predict
+
+    monkeypatch.setattr(predict, "probe", lambda device: "(probe skipped)")
+    size = (8, 8, 4194304)
+    assert cli_main(["--model", "tallskinny", "--device", device.filter_string, "--sizes",
+                     "x".join(map(str, size)), "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    wide, narrow = tallskinny_params(device, *size, 8)[0], tallskinny_params(device, *size)[0]
+    assert f"GS={wide['GS']} BS={wide['BS']} " in out
+    assert (wide["GS"], wide["BS"]) != (narrow["GS"], narrow["BS"])  # the test can fail

@@ -204,6 +204,13 @@ def checked_arguments(parser: Parser, args):
             raise ValueError("--only builds the space from its parameters alone and --param "
                              "changes the variant's own space: give one of them (--param "
                              "was ignored)")
+        if args.model is not None and (args.variant or args.save or args.database
+                                       or args.show):
+            raise ValueError("--model predicts (and --sweep measures) the model's kernel: "
+                             "leave out --variant, --save, --database and --show")
+        if args.u_sm is not None and args.model != "phvm":
+            raise ValueError("--u-sm is a constant of the PHVM paper's model: it goes with "
+                             "--model phvm")
         if args.rounds > 1 and not args.sweep:
             raise ValueError("--rounds goes with --model --sweep")
         if args.model is not None and any(len(values) != 1 for _, values in args.param):
@@ -296,7 +303,7 @@ def main(argv=None) -> int:
             lines = (predict_named(args.constants, sizes, args.u_sm) if args.constants else
                      predict_device(args.model, device, sizes, u_sm=args.u_sm,
                                     run_sweep=args.sweep, reps=args.reps, out=args.json,
-                                    rounds=args.rounds,
+                                    rounds=args.rounds, dtype=args.dtype,
                                     fixed={name: values[0] for name, values in args.param}))
             print("\n".join(lines))
             return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
+import numpy as np
 from tabulate import tabulate
 
 from ..auto import phvm as paper
@@ -43,10 +44,13 @@ def predict_named(name: str, sizes: Sequence[tuple[int, int, int]], u_sm: float 
 
 def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                    run_sweep: bool, reps: int, out: str | None,
-                   fixed: dict | None = None, rounds: int = 1) -> list[str]:
+                   fixed: dict | None = None, rounds: int = 1,
+                   dtype: str = "float32") -> list[str]:
     """The model's choice on a real device, and with ``run_sweep`` the measured grid
     (the kernel's other parameters: the model's, then ``fixed``), ``rounds`` times over
-    with each point's median (:func:`sweep_rounds`)."""
+    with each point's median (:func:`sweep_rounds`), in ``dtype`` (the paper's model
+    has no element size; tallskinny's weighs it)."""
+    itemsize = np.dtype(dtype).itemsize
     measured = probe(device)
     lines = [f"{device.description}: probe {measured}"]
     records = []
@@ -64,7 +68,7 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                             if constants.run else ""))
             lines.append(f"{m}x{n}x{k}: GS={gs} BS={bs} (predicted {cost:.4g} ns)")
         else:
-            chosen, why = tallskinny_params(device, m, n, k)
+            chosen, why = tallskinny_params(device, m, n, k, itemsize)
             gs, bs = chosen["GS"], chosen["BS"]
             params = {key: value for key, value in chosen.items() if key not in ("GS", "BS")}
             extra = [gs]
@@ -86,14 +90,14 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
             # a CPU's rows as vectors (BS = 1) over its groups, beside the lanes' form
             by_rows = [(g, 1) for g in sorted({g for g, _ in points} | {gs})]
             found = (sweep_rounds(rounds, model, device, (m, n, k), by_rows, params=params,
-                                  reps=reps)
+                                  reps=reps, dtype=dtype)
                      + sweep_rounds(rounds, model, device, (m, n, k), points, params=lanes,
-                                    reps=reps))
+                                    reps=reps, dtype=dtype))
             lines.append("BS=1: ROWVEC=1 (each row of the tile a vector, or B's rows "
                          "in whole vectors: FLAT=1); BS > 1: the lanes' form (ROWVEC=0)")
         else:
             found = sweep_rounds(rounds, model, device, (m, n, k), points, params=params,
-                                 reps=reps)
+                                 reps=reps, dtype=dtype)
         best, mine = fastest(found), at(found, gs, bs)
         rows = [(p.gs, p.bs, "" if p.kernel_ms is None else f"{p.kernel_ms:.3f}",
                  "" if p.relerr is None else f"{p.relerr:.1e}", p.status,
@@ -109,14 +113,15 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
         if mine is not None and mine.kernel_ms is not None:
             turns = max(REMATCH_ROUNDS, rounds)
             final = rematch(model, device, (m, n, k), found, (gs, bs),
-                            lambda g, b: lanes if b > 1 else params, rounds=turns)
+                            lambda g, b: lanes if b > 1 else params, rounds=turns,
+                            dtype=dtype)
             top, again = final[0], next(row for row in final if row[:2] == (gs, bs))
             lines.append(f"timed again, {turns} rounds in turn (the "
                          f"sweep's fastest {FINALISTS} and the model's): "
                          + ", ".join(f"GS={g} BS={b} {ms:.3f}" for g, b, ms in final)
                          + f" ms; the model's = {again[2] / top[2]:.3f}x the fastest")
         records.append({"model": model, "device": device.description, "m": m, "n": n, "k": k,
-                        "rounds": rounds,
+                        "dtype": dtype, "rounds": rounds,
                         "predicted": {"GS": gs, "BS": bs, **params},
                         "probe": measured.__dict__,
                         "sweep": [p.__dict__ for p in found],
