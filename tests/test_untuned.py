@@ -234,7 +234,9 @@ def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
     assert quick.showdown(result, None).best.params == fast.params
     # the start keeps its place against a challenger less than START_MARGIN faster ...
     again.update({8: 1.0, 4: 1.0 - quick.START_MARGIN / 2})
-    assert quick.showdown(result, start.params).best.params == start.params
+    kept = quick.showdown(result, start.params)
+    assert kept.best.params == start.params
+    assert "the start kept unless 5% slower" in kept.summary()  # why the lowest lost
     # ... and yields to a clearly faster one
     again[4] = 1.0 - 2 * quick.START_MARGIN
     assert quick.showdown(result, start.params).best.params == fast.params

@@ -103,7 +103,9 @@ def showdown(result: TuneResult, start: Mapping | None = None) -> TuneResult:
                                  times_ms=times[index], cached=False)
     best = dataclasses.replace(winner, records=[record])
     return dataclasses.replace(result, best=best,
-                               strategy=f"{result.strategy}, showdown of {len(finalists)}",
+                               strategy=f"{result.strategy}, showdown of {len(finalists)}"
+                               + (f" (the start kept unless {START_MARGIN:.0%} slower)"
+                                  if first is not None else ""),
                                showdown=[(dict(c.params), ms)
                                          for c, ms in zip(finalists, medians)])
 
