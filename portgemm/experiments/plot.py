@@ -16,6 +16,7 @@ from .spec import Experiment
 
 SKIP_COLOR = "0.55"
 LEGEND_INSIDE = 6  # more entries than this go beside the axes
+LEGEND_CHARACTERS = 44  # a line of a legend beside the axes, wrapped past it (3.4 in)
 
 
 def _pyplot():
@@ -251,15 +252,17 @@ def draw(experiment: Experiment, records: list[Record], path: Path, meta: dict) 
             if label not in handles:
                 handles[label] = h
                 labels.append(label)
-    entries = ([handles[label] for label in labels], labels)
     right = 1.0
     if len(labels) > LEGEND_INSIDE:  # beside the axes: inside it would hide the curves
-        side = 3.4  # inches for the legend
+        side = 3.4  # inches for the legend: about LEGEND_CHARACTERS a line at 7 points
+        entries = ([handles[label] for label in labels],
+                   ["\n".join(textwrap.wrap(label, LEGEND_CHARACTERS)) for label in labels])
         fig.set_figwidth(width + side)
         right = width / (width + side)
         fig.legend(*entries, fontsize=7, loc="center left", bbox_to_anchor=(right, 0.5))
     else:
-        axes[len(panels) - 1].legend(*entries, fontsize=7, loc="best", framealpha=0.8)
+        axes[len(panels) - 1].legend([handles[label] for label in labels], labels,
+                                     fontsize=7, loc="best", framealpha=0.8)
     device = meta.get("device") or meta.get("host", "")
     fig.suptitle(f"{experiment.name} — {device} ({meta.get('mode')})", fontsize=10)
     notes = marks.notes
