@@ -188,3 +188,15 @@ def test_bad_tuning_parameters(name, params):
     function, _ = SERIAL_ALGORITHMS[name]
     with pytest.raises(ValueError, match=">= 1"):
         function(np.ones((2, 2)), np.ones((2, 2)), **params)
+
+
+@pytest.mark.parametrize("m", [0, 2])
+@pytest.mark.parametrize("name, params", [("blocked", {"block": 0}), ("strassen", {"cutoff": 1.5})])
+def test_the_host_backend_checks_parameter_values_of_an_empty_product_too(m, name, params):
+    """An empty product runs no algorithm, yet its parameters are checked as a non-empty
+    one's are (gemm's promise; the OpenCL backend does): a bad value passed unnoticed."""
+    import portgemm
+
+    with pytest.raises(ValueError, match=">= 1"):
+        portgemm.matmul(np.ones((m, 3)), np.ones((3, 2)), backend="host",
+                        variant=f"serial-{name}", params=params)

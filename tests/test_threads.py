@@ -400,6 +400,39 @@ def test_gemm_bad_arguments():
         gemm_threads(a.astype(np.int32), a)
 
 
+@pytest.mark.parametrize("m", [0, 2])
+@pytest.mark.parametrize("params, says", [
+    ({"num_threads": 0}, "num_threads"), ({"schedule": "bogus"}, "schedule"),
+    ({"chunk": 0}, "chunk"), ({"block": 0}, "block"),
+])
+def test_the_host_backend_checks_parameter_values_of_an_empty_product_too(m, params, says):
+    """An empty product runs no threads, yet its parameters are checked as a non-empty
+    one's are (gemm's promise; the distributed command line checks a rank's setup so)."""
+    import portgemm
+
+    with pytest.raises(ValueError, match=says):
+        portgemm.matmul(np.ones((m, 3)), np.ones((3, 2)), backend="host", params=params)
+
+
+@pytest.mark.parametrize("rows", [slice(0, 8), slice(-8, None)])
+def test_numpy_partition_keeps_the_callers_errstate_on_every_thread(rows):
+    """np.errstate is per thread: the workers' matmuls warned under the caller's "ignore"
+    and did not raise under "raise", where numpy's single-threaded matmul does both."""
+    import warnings
+
+    a = np.ones((64, 8), np.float32)
+    a[rows] = np.finfo(np.float32).max / 2  # overflows in one thread's rows only
+    b = np.ones((8, 4), np.float32)
+    run = {"partition": "numpy", "num_threads": 2, "block": 8}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning fails the test
+        with np.errstate(all="ignore"):
+            c = gemm_threads(a, b, **run)
+    assert np.isinf(c[rows]).all()
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        gemm_threads(a, b, **run)
+
+
 def test_gemm_tolerance_can_fail():
     rng = np.random.default_rng(6)
     a = rng.standard_normal((13, 67)).astype(np.float32)

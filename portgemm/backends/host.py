@@ -24,7 +24,9 @@ from ..result import GemmResult
 from ..runtime.device import Device
 from . import Resolved
 from .serial import SERIAL_ALGORITHMS
+from .serial import check_params as check_serial
 from .threads import PARTITIONS, gemm_threads
+from .threads import check_params as check_threads
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,9 @@ class HostVariant:
     function: Callable[..., np.ndarray]
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: Mapping[str, Any] = field(default_factory=dict)  # keywords the name implies
+    # ParameterError for a bad value: the function's own check, run at resolve so that
+    # a call that never runs the function (an empty product) is checked the same
+    check: Callable[..., Any] = field(default=lambda **params: None)
 
     @property
     def parameter_names(self) -> frozenset[str]:
@@ -72,16 +77,20 @@ class HostVariant:
             raise ParameterError(
                 f"host variant {self.name!r} has no parameter {', '.join(unknown)}; its "
                 f"parameters are {', '.join(sorted(self.defaults)) or 'none'}")
-        return {**self.defaults, **params}
+        resolved = {**self.defaults, **params}
+        self.check(**self.fixed, **resolved)
+        return resolved
 
 
 def _host_variants() -> dict[str, HostVariant]:
-    found = {f"serial-{name}": HostVariant(f"serial-{name}", fn, dict(defaults))
+    found = {f"serial-{name}": HostVariant(f"serial-{name}", fn, dict(defaults),
+                                           check=check_serial)
              for name, (fn, defaults) in SERIAL_ALGORITHMS.items()}
     threaded = {"schedule": "static", "chunk": None, "num_threads": None, "block": 64}
     for partition in PARTITIONS:
         found[f"threads-{partition}"] = HostVariant(
-            f"threads-{partition}", gemm_threads, threaded, {"partition": partition})
+            f"threads-{partition}", gemm_threads, threaded, {"partition": partition},
+            check=check_threads)
     return found
 
 

@@ -25,6 +25,7 @@ from .jit import cached_njit
 
 __all__ = [
     "SERIAL_ALGORITHMS",
+    "check_params",
     "contiguous_operands",
     "gemm_blocked",
     "gemm_divide_conquer",
@@ -48,6 +49,13 @@ def _check_positive(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)
+
+
+def check_params(**params) -> dict:
+    """ParameterError for a bad keyword of a serial algorithm (each is an integer >= 1:
+    block, cutoff), as the algorithm itself checks it; the host backend checks a call's
+    parameters with it, an empty product's included."""
+    return {name: _check_positive(name, value) for name, value in params.items()}
 
 
 def _result(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from .jit import prefer_wide_vectors
 from .microkernel import MR, NV, lanes, tile_update
 from .serial import contiguous_operands, jit_kernel
 
-__all__ = ["PARTITIONS", "gemm_threads"]
+__all__ = ["PARTITIONS", "check_params", "gemm_threads"]
 
 PARTITIONS = ("rows", "collapse", "atomic", "numpy")
 _MOVED = ("SCHEDULES", "parallel_for", "parse_schedule", "runtime_schedule",
@@ -113,6 +113,20 @@ def _accumulate_rows(a, bp, c, i0, i1, k0, k1):
 # ----------------------------------------------------------------------- GEMM driver
 
 
+def check_params(*, partition: str = "rows", schedule: str = "static",
+                 chunk: int | None = None, num_threads: int | None = None,
+                 block: int = 64) -> dict:
+    """ParameterError for a bad :func:`gemm_threads` keyword (before any allocation or
+    packing; the host backend checks a call's parameters with it too, an empty one's
+    included); returns ``parallel_for``'s loop keywords, resolved."""
+    if partition not in PARTITIONS:
+        raise ParameterError(f"unknown partition {partition!r}; valid: {', '.join(PARTITIONS)}")
+    if not is_int(block) or block < 1:
+        raise ParameterError(f"block must be an integer >= 1, got {block!r}")
+    _, schedule, chunk, num_threads = resolve_loop(0, schedule, chunk, num_threads)
+    return {"schedule": schedule, "chunk": chunk, "num_threads": num_threads}
+
+
 def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
                  chunk: int | None = None, num_threads: int | None = None,
                  block: int = 64) -> np.ndarray:
@@ -141,14 +155,10 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
     the numba kernels around the register tile of :mod:`.microkernel`, which release
     the GIL.
     """
-    if partition not in PARTITIONS:
-        raise ParameterError(f"unknown partition {partition!r}; valid: {', '.join(PARTITIONS)}")
-    if not is_int(block) or block < 1:
-        raise ParameterError(f"block must be an integer >= 1, got {block!r}")
+    loop = check_params(partition=partition, schedule=schedule, chunk=chunk,
+                        num_threads=num_threads, block=block)
     a, b = contiguous_operands(a, b)
-    # Validate the loop arguments now, before any allocation or packing.
-    _, schedule, chunk, num_threads = resolve_loop(0, schedule, chunk, num_threads)
-    loop = dict(schedule=schedule, chunk=chunk, num_threads=num_threads)
+    num_threads = loop["num_threads"]
     m, k_len = a.shape
     n = b.shape[1]
     row_blocks = -(-m // block)
@@ -163,7 +173,7 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
             r0, r1 = rows_of(start, stop)
             np.matmul(a[r0:r1], b, out=c[r0:r1])
 
-        parallel.parallel_for(row_blocks, numpy_rows, **loop)
+        parallel.parallel_for(row_blocks, in_callers_errstate(numpy_rows), **loop)
         return c
 
     packed_b = _pack_panels(b, num_threads)
@@ -221,8 +231,23 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
             np.add(total[r0:r1], other[r0:r1], out=total[r0:r1])
 
     if len(partials) > 1:
-        parallel.parallel_for(row_blocks, reduce_rows, schedule="static", num_threads=num_threads)
+        parallel.parallel_for(row_blocks, in_callers_errstate(reduce_rows), schedule="static",
+                              num_threads=num_threads)
     return total
+
+
+def in_callers_errstate(body):
+    """``body`` under the calling thread's numpy error handling wherever it runs: numpy's
+    errstate is per thread, so a worker's numpy calls (a matmul's overflow) would warn
+    under the caller's ``np.errstate(all="ignore")`` and not raise under "raise"."""
+    saved = np.geterr()
+    call = np.geterrcall()
+
+    def run(start, stop):
+        with np.errstate(call=call, **saved):
+            body(start, stop)
+
+    return run
 
 
 _scratch = threading.local()
