@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import portgemm
 from portgemm.distributed.layout import (
     BlockLayout,
     even_ranges,
@@ -318,6 +319,22 @@ def test_an_unknown_route_is_refused(monkeypatch):
 
 
 @needs_mpi
+@pytest.mark.parametrize("variable, options", [
+    ("PORTGEMM_MPI_WAIT", []), ("PORTGEMM_MPI_ROUTE", ["--resident", "--partition", "summa"]),
+])
+def test_a_bad_mpi_setting_is_bad_input_on_every_rank(tmp_path, variable, options):
+    """Exit 2, every rank saying why (a ValueError before: exit 1, "wrong result")."""
+    done, data = run_cli(2, tmp_path, "--sizes", "5", *options, env={variable: "bogus"},
+                         timeout=60)
+    assert done.returncode == 2 and data is None, done.stderr
+    said = dict(re.findall(r"^portgemm\.distributed: rank (\d): (.*)$", done.stderr,
+                           re.MULTILINE))
+    assert set(said) == {"0", "1"}, done.stderr
+    assert all(f"PartitionError: rank 0 of 2: {variable}='bogus'" in line
+               for line in said.values()), said
+
+
+@needs_mpi
 def test_resident_needs_opencl_on_the_command_line(tmp_path):
     done, data = run_cli(2, tmp_path, "--resident", "--backend", "host", "--sizes", "5",
                          timeout=60)
@@ -347,14 +364,14 @@ API_JOB = """
     bad = []
     for part in d.PARTITIONS:  # from rank 1, A in Fortran order
         r = d.gemm(np.asfortranarray(a) if rank == 1 else None, b if rank == 1 else None,
-                   part, root=1, local=per_rank)
+                   part, root=np.int64(1), local=per_rank)  # numpy's integers are ranks
         holds_c = rank == 1 or part == "splitk"
         if not (close(r.c) if holds_c else r.c is None):
             bad.append(("root 1", part, rank))
         if r.dtype != "float64" or (r.m, r.n, r.k) != (m, n, k) or r.ranks != size:
             bad.append(("result fields", part))
     layout = d.block_layout(m, n, k, size)
-    for panel, overlap in ((None, True), (3, True), (4, False), (1, True)):
+    for panel, overlap in ((None, True), (np.int64(3), True), (4, False), (1, True)):
         r = d.gemm_blocks(a[layout.a_block(rank)], b[layout.b_block(rank)], (m, n, k),
                           "summa", local=host, panel=panel, overlap=overlap)
         if r.c_block != layout.c_block(rank) or not np.allclose(r.c, want[r.c_block]):
@@ -404,6 +421,13 @@ ERRORS_JOB = """
     attempt("lists", lambda: d.gemm_blocks([[1.0]], [[1.0]], (3, 3, 3), "summa"))
     attempt("device", lambda: d.gemm(a, a.T.copy(), "rows",
                                      local={"device": "cpu" if rank < 2 else "opencl:cpu:99"}))
+    attempt("fraction", lambda: d.gemm_blocks(np.ones((2, 2)), np.ones((2, 2)),
+                                              (4.9, 4, 4), "summa"))  # not run as 4
+    attempt("wait", lambda: d.gemm(a, a.T.copy(), "rows", wait="nap"))
+    import os
+    os.environ["PORTGEMM_MPI_ROUTE"] = "pigeon"
+    attempt("route", lambda: d.gemm_blocks(np.ones((2, 2)), np.ones((2, 2)), (4, 4, 4)))
+    del os.environ["PORTGEMM_MPI_ROUTE"]
     # and the communicator still works after all of that
     report(f"after {rank} {comm.allreduce(1)}")
 """
@@ -424,7 +448,10 @@ def test_bad_input_raises_the_same_error_on_every_rank(tmp_path):
                 "blockshape": ("ShapeError", "rank 0 of 3: SUMMA on a 3x1 grid gives"),
                 "dtype": ("OperandTypeError", "int32"),
                 "lists": ("OperandTypeError", "must be an array"),
-                "device": ("RankSetupError", "rank 2 of 3")}
+                "device": ("RankSetupError", "rank 2 of 3"),
+                "fraction": ("ShapeError", "three integers, got (4.9, 4, 4)"),
+                "wait": ("PartitionError", "wait='nap'; use one of yield, spin"),
+                "route": ("PartitionError", "PORTGEMM_MPI_ROUTE='pigeon'; use one of")}
     for label, fragments in expected.items():
         messages = by_label[label]
         assert set(messages) == {0, 1, 2}, (label, messages)
@@ -449,6 +476,8 @@ def test_unknown_partition_on_the_command_line(tmp_path):
     (["--variant", "tiled", "--params", '{"tile_y": 0}'], "tile_y must be a positive"),
     (["--params", '{"tile_y": 4}'], "params need a named variant"),
     (["--dtype", "float64", "--variant", "wgmma"], "float32 only"),
+    (["--backend", "host", "--partition", "rows", "--params", '{"num_threads": 0}'],
+     "num_threads must be None or an integer >= 1"),
 ])
 def test_parameters_a_variant_refuses_are_bad_input_on_every_rank(tmp_path, options, says):
     """Checked before anything runs, every rank saying why, exit 2 (the job was
@@ -665,3 +694,31 @@ def test_resident_summa_takes_owners_in_turn_in_rounds():
         assert len(set(first)) == groups  # each owner's first step comes before any second
     two = interleaved(BlockLayout.for_ranks(8, 8, 16, 2).steps(2))
     assert [s[0].b_owner for s in two] == [0, 1] * 4  # 2 GPUs: every round is an exchange
+
+
+def test_resident_copies_wait_for_the_operands_writes():
+    """The copy queue's download and device copy read what the operands' queue wrote
+    just before: ``to_device``'s blocking write may return before the device has the
+    data, here behind a product still running on that queue. Resident SUMMA sent stale
+    panels (a wrong C block now and then)."""
+    from conftest import usable_devices
+
+    from portgemm.distributed.resident import Side
+
+    if not usable_devices():
+        pytest.skip("no OpenCL device")
+    device = usable_devices()[0]
+    big = portgemm.to_device(np.ones((384, 384), np.float32), device)
+    wrong = 0
+    for it in range(20):
+        busy = portgemm.matmul(big, big)  # queued, not waited for
+        values = np.full((2, 3), it + 0.5)
+        block = portgemm.to_device(values, device)
+        side = Side(block)
+        host = np.empty((1, 2))
+        side.download(host, block, (1, 1)).wait()
+        copied = side.empty((2, 3))
+        side.copy(copied, (0, 0), block, (0, 0), (2, 3)).wait()
+        wrong += (host != it + 0.5).any() + (copied.get() != values).any()
+        busy.get()
+    assert wrong == 0

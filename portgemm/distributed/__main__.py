@@ -25,7 +25,7 @@ from ..backends import get_backend
 from ..bench.runner import parse_sizes
 from ..cli import writable_output, write_atomically
 from ..errors import BackendUnavailableError
-from .agreement import Statement, agree
+from .agreement import Statement, agree, check_waiting
 from .api import PARTITIONS
 from .clock import Clock
 from .faults import Watchdog, abort_on_error, say
@@ -181,7 +181,7 @@ def _agree_on_setup(comm: Any, partitions: list[str], local: LocalOptions, dtype
         statement.fail("setup", f"--resident keeps operands on the devices of "
                                 f"{', '.join(RESIDENT_BACKENDS)}; the local backend is "
                                 f"{local.backend!r}")
-    agree(Transport(comm, Clock()), statement)
+    agree(Transport(comm, Clock(), check_waiting(statement, None, resident)), statement)
     return setup
 
 

@@ -59,6 +59,27 @@ def describe_operands(statement: Statement, a: Any, b: Any, aligned: bool = True
     return statement
 
 
+def check_waiting(statement: Statement, wait: str | None, route: bool = False) -> str:
+    """The call's ``wait`` (see :func:`.transport.check_wait`) and, with ``route``, resident
+    SUMMA's ``$PORTGEMM_MPI_ROUTE``: a bad one is the statement's problem, raised as a
+    PartitionError on every rank by :func:`agree` (not a ValueError on some ranks while
+    the others wait). Returns the waiting to open the call with."""
+    from .staging import route as staging_route
+    from .transport import check_wait
+
+    try:
+        wait = check_wait(wait)
+    except ValueError as exc:
+        statement.fail("partition", str(exc))
+        wait = "yield"  # the opening agreement still runs, and raises
+    if route:
+        try:
+            staging_route()
+        except ValueError as exc:
+            statement.fail("partition", str(exc))
+    return wait
+
+
 def agree(transport: Transport, mine: Statement) -> list[Statement]:
     """Every rank's statement, after raising on every rank the first problem stated (in
     rank order) or a disagreement about the partition."""

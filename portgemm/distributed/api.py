@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from ..parallel import is_int
 from . import collective, p2p, resident, splitk, summa
-from .agreement import Statement, agree, describe_operands
+from .agreement import Statement, agree, check_waiting, describe_operands
 from .clock import Clock
 from .context import Run
 from .errors import KINDS, PartitionError
@@ -59,10 +60,10 @@ def gemm(a: Any = None, b: Any = None, partition: str = "summa", *, comm: Any = 
     """
     comm = world(comm)
     transport, setup, statement = _open(comm, partition, local, wait, PARTITIONS)
-    if not isinstance(root, int) or not 0 <= root < transport.size:
+    if not is_int(root) or not 0 <= root < transport.size:  # numpy's integers too
         statement.fail("partition", f"root must be a rank of the communicator "
                                     f"(0..{transport.size - 1}), got {root!r}")
-    _check_panel(statement, panel)
+    panel = _check_panel(statement, panel)
     if transport.rank == root:
         if resident.is_resident(a, b):
             statement.fail("type", "gemm takes numpy operands on the root; device arrays "
@@ -75,6 +76,7 @@ def gemm(a: Any = None, b: Any = None, partition: str = "summa", *, comm: Any = 
             statement.fail("shape", f"every dimension must be >= 1, got (m, n, k) = "
                                     f"{statement.shape}")
     statements = agree(transport, statement)
+    root = int(root)  # a plain int for MPI (agreed to be a rank)
     m, n, k = statements[root].shape
     run = Run(transport, setup, m, n, k, np.dtype(statements[root].dtype), root, panel,
               overlap)
@@ -106,8 +108,8 @@ def gemm_blocks(a_mine: Any, b_mine: Any, shape: tuple[int, int, int],
     """
     comm = world(comm)
     transport, setup, statement = _open(comm, partition, local, wait,
-                                        {p: None for p in BLOCK_PARTITIONS})
-    _check_panel(statement, panel)
+                                        {p: None for p in BLOCK_PARTITIONS}, route=True)
+    panel = _check_panel(statement, panel)
     describe_operands(statement, a_mine, b_mine, aligned=partition != "summa")
     statement.extra["shape"] = _shape_tuple(statement, shape)
     if statement.problem is None and partition in BLOCK_PARTITIONS:
@@ -154,13 +156,14 @@ def _layout(partition: str, m: int, n: int, k: int,
 
 # --- the pieces -----------------------------------------------------------------------
 
-def _open(comm: Any, partition: Any, local: LocalSpec, wait: str | None,
-          known: dict) -> tuple[Transport, LocalSetup | None, Statement]:
+def _open(comm: Any, partition: Any, local: LocalSpec, wait: str | None, known: dict,
+          route: bool = False) -> tuple[Transport, LocalSetup | None, Statement]:
     """Transport, this rank's local setup and its statement so far. Only local work and
-    the node split happen here: every problem goes into the statement."""
+    the node split happen here: every problem goes into the statement (``route``: the
+    resident route's setting too)."""
     clock = Clock()
-    transport = Transport(comm, clock, wait)
     statement = Statement(partition=str(partition))
+    transport = Transport(comm, clock, check_waiting(statement, wait, route))
     if partition not in known:
         statement.fail("partition", f"unknown partition {partition!r}; partitions: "
                                     f"{', '.join(known)}")
@@ -174,10 +177,16 @@ def _open(comm: Any, partition: Any, local: LocalSpec, wait: str | None,
     return transport, setup, statement
 
 
-def _check_panel(statement: Statement, panel: Any) -> None:
-    if panel is not None and (not isinstance(panel, int) or panel < 1):
+def _check_panel(statement: Statement, panel: Any) -> int | None:
+    """``panel`` as a plain int (numpy's integers too) or None; a bad one is the
+    statement's problem."""
+    if panel is None:
+        return None
+    if not is_int(panel) or panel < 1:
         statement.fail("partition", f"panel must be a positive integer or None, got "
                                     f"{panel!r}")
+        return None
+    return int(panel)
 
 
 def _as_arrays(statement: Statement, a: Any, b: Any) -> tuple[Any, Any]:
@@ -190,10 +199,14 @@ def _as_arrays(statement: Statement, a: Any, b: Any) -> tuple[Any, Any]:
 
 def _shape_tuple(statement: Statement, shape: Any) -> tuple[int, int, int] | None:
     try:
-        m, n, k = (int(v) for v in shape)
-    except (TypeError, ValueError):
-        statement.fail("shape", f"shape must be (m, n, k), got {shape!r}")
+        values = tuple(shape)
+    except TypeError:
+        values = ()
+    # integers only: int() would truncate a 4.9 and run a different problem
+    if len(values) != 3 or not all(is_int(v) for v in values):
+        statement.fail("shape", f"shape must be (m, n, k), three integers, got {shape!r}")
         return None
+    m, n, k = (int(v) for v in values)
     if min(m, n, k) < 1:
         statement.fail("shape", f"every dimension must be >= 1, got (m, n, k) = "
                                 f"{(m, n, k)}")

@@ -131,12 +131,31 @@ class Side:
     queue, device buffers from the queue's pool, and pinned host buffers kept across
     calls (one per role, grown to the largest request)."""
 
-    def __init__(self, array: Any):
+    def __init__(self, array: Any, *others: Any):
         from ..runtime.queue import Queue
 
         self.queue = Queue.for_cl_queue(array.queue)
         self.copies = copy_queue(self.queue)
         self.dtype = np.dtype(array.dtype)
+        self._follow(array, *others)
+
+    def _follow(self, *arrays: Any) -> None:
+        """Start the copy queue after every command queued so far on the arrays' queues
+        and after their pending events. Commands of one queue are not ordered against
+        another's: a blocking write (``to_device``) may return before the device has
+        the data (Intel's CPU runtime did), and not every write leaves an event in
+        ``array.events``, so a marker on each queue, once per call (later work on the
+        operands' queue inside the call is waited for on the host before a copy touches
+        its buffers)."""
+        import pyopencl as cl
+
+        from ..runtime.queue import Queue
+
+        waits = [event for x in arrays for event in x.events]
+        for cl_queue in {x.queue.int_ptr: x.queue for x in arrays}.values():
+            with Queue.for_cl_queue(cl_queue).lock:
+                waits.append(cl.enqueue_marker(cl_queue))
+        cl.enqueue_barrier(self.copies, wait_for=waits)
 
     def empty(self, shape: tuple[int, ...]) -> Any:
         """A device array of ``shape`` from the pool (call before worker threads start)."""

@@ -101,7 +101,7 @@ class DeviceSumma:
     def __init__(self, run: Run, layout: BlockLayout, a_mine: Any, b_mine: Any,
                  row: Transport, col: Transport, steps: list[list[Piece]]):
         self.run, self.a_mine, self.b_mine, self.row, self.col = run, a_mine, b_mine, row, col
-        self.side = side = Side(a_mine)
+        self.side = side = Side(a_mine, b_mine)
         self.i, self.j = layout.coords(run.rank)
         self.m_here = len(layout.m_ranges[self.i])
         self.n_here = len(layout.n_ranges[self.j])

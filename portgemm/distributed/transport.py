@@ -29,11 +29,14 @@ WAIT_ENV = "PORTGEMM_MPI_WAIT"
 _LONGEST_NAP = 5e-4  # s: the most a finished transfer is noticed late
 
 
-def default_wait() -> str:
-    wait = os.environ.get(WAIT_ENV, "yield")
-    if wait not in WAITS:
-        raise ValueError(f"{WAIT_ENV}={wait!r}; use one of {', '.join(WAITS)}")
-    return wait
+def check_wait(wait: str | None = None) -> str:
+    """The waiting ``wait`` names (None: ``$PORTGEMM_MPI_WAIT``, else "yield");
+    ValueError for another (a call's opening check makes it an agreed PartitionError)."""
+    chosen = wait or os.environ.get(WAIT_ENV, "yield")
+    if chosen not in WAITS:
+        said = f"wait={wait!r}" if wait else f"{WAIT_ENV}={chosen!r}"
+        raise ValueError(f"{said}; use one of {', '.join(WAITS)}")
+    return chosen
 
 
 def wait_for(request: Any) -> None:
@@ -54,9 +57,7 @@ class Transport:
     def __init__(self, comm: Any, clock: Clock, wait: str | None = None):
         self.comm = comm
         self.clock = clock
-        self.wait = wait or default_wait()
-        if self.wait not in WAITS:
-            raise ValueError(f"wait={self.wait!r}; use one of {', '.join(WAITS)}")
+        self.wait = check_wait(wait)
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
 
