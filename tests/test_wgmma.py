@@ -29,6 +29,7 @@ PARAMS = {
     "n32-along-n": {"WN": 32, "WGN": 2, "KS": 2},                 # 64 x 64 in two blocks
     "n80": {"WN": 80, "KS": 2, "PAD": 0},                         # 64 x 80
     "n96": {"WN": 96, "WGM": 2, "KS": 2, "KSPLIT": 2},            # 128 x 96
+    "three-along-n": {"WN": 32, "WGN": 3, "KS": 3},  # 4 KS / WGN = 4 values of A, runs of 2
 }
 
 
@@ -75,6 +76,21 @@ def test_shapes_the_kernel_lacks_are_refused():
     # 48 columns, 2 warpgroups down M, slabs of 16: 3 values of B a work-item
     with pytest.raises(portgemm.ParameterError, match="whole even number"):
         get_variant("wgmma").resolve({"WN": 48, "WGM": 2, "KS": 2})
+
+
+@pytest.mark.parametrize("params", [{"WGN": 3}, {"WGN": 4, "KS": 1}, {"WGN": 8, "KS": 2},
+                                    {"WGN": 3, "KS": 2, "LEAD": 1}])
+def test_slabs_of_a_staged_in_part_are_refused(params):
+    """4 KS / WGN values of A a work-item, not a whole even number: the kernel staged only
+    part of A's slab, and C came out wrong (or from uninitialised local memory)."""
+    with pytest.raises(portgemm.ParameterError, match="values of A and of B"):
+        get_variant("wgmma").resolve(params)
+
+
+def test_lead_past_two_is_refused():
+    """A ParameterError, not the kernel's #error as a BuildError on every call."""
+    with pytest.raises(portgemm.ParameterError, match="LEAD must be 1 or 2"):
+        get_variant("wgmma").resolve({"LEAD": 3})
 
 
 PTX = """//

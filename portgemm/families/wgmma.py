@@ -29,11 +29,17 @@ def _spelled_out(p: Params) -> bool:
     return p["WN"] in (32, 48, 64, 80, 96, 128)
 
 
-@restriction("KS WN / (16 WGM), the values of B a work-item stages per slab, must be a "
-             "whole even number: they are staged in runs of 2 or 4")
-def _even_b_runs(p: Params) -> bool:
-    values, rest = divmod(p["KS"] * p["WN"], 16 * p["WGM"])
-    return rest == 0 and values % 2 == 0
+@restriction("4 KS / WGN and KS WN / (16 WGM), the values of A and of B a work-item "
+             "stages per slab, must each be a whole even number: they are staged in runs "
+             "of 2 or 4 (else part of a slab is never staged)")
+def _even_runs(p: Params) -> bool:
+    wg, bm, bn, bk = _tile(p)
+    return all(values % (2 * wg) == 0 for values in (bm * bk, bk * bn))
+
+
+@restriction("LEAD must be 1 or 2: the slabs of K the kernel reads ahead")
+def _lead(p: Params) -> bool:
+    return p["LEAD"] in (1, 2)
 
 
 @restriction("PAD must be a multiple of 4: a row-major A's runs of 4 are stored as vectors")
@@ -69,9 +75,7 @@ class Wgmma(Variant):
              "LEAD": [1, 2], "KSPLIT": [1]}
     defaults = {"WN": 64, "WGM": 1, "WGN": 1, "KS": 2, "PAD": 4, "LEAD": 2, "KSPLIT": 1}
     flags = ("PAD",)
-    # slabs are staged in runs: 4 KS / WGN values of A and KS WN / (16 WGM) of B a
-    # work-item (whole and even at any WGM, WGN, KS where WN is 64 or 128)
-    restrictions = (_spelled_out, _vector_rows, _even_b_runs)
+    restrictions = (_spelled_out, _vector_rows, _even_runs, _lead)
 
     def work_group(self, params: Params) -> tuple[int, int]:
         return 1, _tile(params)[0]
@@ -110,4 +114,4 @@ class Wgmma(Variant):
         return _tile(params)[1:]
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        return tiles_along_n(self, m, n, params, itemsize)
+        return tiles_along_n(self, m, n, k, params, itemsize)
