@@ -165,10 +165,12 @@ def check_one_context(a, b, out=None) -> None:
               "them again with portgemm.to_device, or bring them through the host)")
 
 
-def check_device_memory(device, a: np.ndarray, b: np.ndarray) -> None:
-    """ParameterError naming the limit when A, B or C would not fit on ``device``: one
-    buffer over its ``max_mem_alloc_size``, or the three together over its
-    ``global_mem_size``. Devices without those attributes (the host CPU) are not checked.
+def check_device_memory(device, a: np.ndarray, b: np.ndarray,
+                        workspace: tuple[int, ...] = ()) -> None:
+    """ParameterError naming the limit when A, B, C or a plan's ``workspace`` buffers
+    (element counts: LaunchPlan.workspace) would not fit on ``device``: one buffer over
+    its ``max_mem_alloc_size``, or all together over its ``global_mem_size``. Devices
+    without those attributes (the host CPU) are not checked.
 
     Run before any buffer is made, so the error is ours and not the driver's
     INVALID_BUFFER_SIZE (or an out-of-memory failure half-way through a call).
@@ -178,19 +180,25 @@ def check_device_memory(device, a: np.ndarray, b: np.ndarray) -> None:
     m, k = a.shape
     n = b.shape[1]
     itemsize = a.dtype.itemsize
-    buffers = (("a", m, k), ("b", k, n), ("c", m, n))
+    buffers = [(f"{name} ({rows} x {cols} {a.dtype})", rows * cols)
+               for name, rows, cols in (("a", m, k), ("b", k, n), ("c", m, n))]
+    # split-K's partial products (a smaller KSPLIT needs less) or a packed operand
+    buffers += [(f"workspace W{index} ({elements} {a.dtype} values of split-K's partial "
+                 f"products or a packed operand)", elements)
+                for index, elements in enumerate(workspace)]
+    where = getattr(device, "description", device)
     if max_alloc is not None:
-        for name, rows, cols in buffers:
-            if rows * cols * itemsize > max_alloc:
+        for name, elements in buffers:
+            if elements * itemsize > max_alloc:
                 raise ParameterError(
-                    f"{name} ({rows} x {cols} {a.dtype}) needs {_mib(rows * cols * itemsize)} "
-                    f"in one buffer, over the device's max_mem_alloc_size of "
-                    f"{_mib(max_alloc)} on {getattr(device, 'description', device)}")
-    total = (m * k + k * n + m * n) * itemsize
+                    f"{name} needs {_mib(elements * itemsize)} in one buffer, over the "
+                    f"device's max_mem_alloc_size of {_mib(max_alloc)} on {where}")
+    total = sum(elements for _, elements in buffers) * itemsize
     if global_mem is not None and total > global_mem:
+        together = "a, b and c" + (" and the workspace" if workspace else "")
         raise ParameterError(
-            f"a, b and c need {_mib(total)} together, over the device's global_mem_size of "
-            f"{_mib(global_mem)} on {getattr(device, 'description', device)}")
+            f"{together} need {_mib(total)} together, over the device's global_mem_size "
+            f"of {_mib(global_mem)} on {where}")
 
 
 def _mib(nbytes: int) -> str:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import portgemm
-from portgemm.families import REGISTRY
+from portgemm.families import REGISTRY, get_variant
 
 from conftest import assert_close, refuses
 
@@ -123,3 +123,67 @@ def test_matmul_returns_new_array(any_device):
 def test_variants_lists_registered_names(any_device):
     assert {"naive", "tiled", "inreg"} <= set(portgemm.variants(any_device))
     assert set(portgemm.variants()) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("variant, params", [
+    ("panel", {"KC": 2**31}), ("panel", {"MB": 2**31, "tile_y": 1}),
+    ("xgemm", {"SWIZZLE": 2**31}), ("tallskinny", {"GS": 2**40})])
+def test_values_past_the_kernels_int_are_refused(variant, params):
+    """A ParameterError, not a BuildError from the -D literal ('min' is ambiguous)."""
+    with pytest.raises(portgemm.ParameterError, match="at most 2147483647"):
+        get_variant(variant).resolve(params)
+    largest = next(iter(params))
+    get_variant(variant).resolve({**params, largest: 2**31 - 1})
+
+
+@pytest.mark.parametrize("variant", ["xgemm", "mma", "wgmma", "vec", "wide"])
+def test_a_split_past_the_slabs_of_k_runs_as_many_layers_as_slabs(device, variant):
+    """Layers past K's slabs would only write zeros (their workspace past the device's
+    max_mem_alloc_size, a raw INVALID_BUFFER_SIZE, at KSPLIT 4000): the split is cut to
+    the slabs, and the result says so."""
+    impl = get_variant(variant)
+    if impl.problems(impl.resolve({"KSPLIT": 4000}), device, 4):
+        pytest.skip(f"{variant}'s defaults do not run on {device.description}")
+    m, n, k = 70, 50, 40
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    result = portgemm.gemm(a, b, device=device, variant=variant, params={"KSPLIT": 4000},
+                           poison=np.nan)
+    assert_close(result.c, a, b)
+    slabs = -(-k // (impl.block(result.params) or (1, 1, 1))[2])
+    assert result.params["KSPLIT"] == slabs
+    assert impl.plan(m, n, k, result.params).workspace[0] == slabs * m * n
+    if impl.block(result.params) is None:  # slabs of one step
+        # 10 steps in 6 layers: runs of 2 steps, and the sixth layer's starts past K
+        assert impl.effective(3, 3, 10, impl.resolve({"KSPLIT": 6}))["KSPLIT"] == 5
+
+
+def test_a_workspace_past_the_device_limit_is_refused(any_device):
+    """Split-K's partial products past max_mem_alloc_size: a ParameterError naming the
+    limit before anything runs, not the driver's INVALID_BUFFER_SIZE."""
+    m = n = 2048
+    k = any_device.max_mem_alloc_size // (m * n * 4) + 1  # one layer a step of K
+    a, b = np.ones((m, k), np.float32), np.ones((k, n), np.float32)
+    with pytest.raises(portgemm.ParameterError, match="workspace W0.*max_mem_alloc_size"):
+        portgemm.gemm(a, b, device=any_device, variant="vec", params={"KSPLIT": k})
+
+
+@pytest.mark.parametrize("variant, params, shape", [
+    ("tallskinny", {"tile_y": 16, "tile_x": 16, "GS": 4096, "BS": 32, "TG": 4}, (3, 2, 5000)),
+    ("tallskinny", {"GS": 64, "BS": 64, "FUSE": 1}, (4, 4, 50)),
+    ("phvm", {"GS": 4096, "BS": 64}, (3, 2, 1000)),
+    ("wide", {"tile_y": 8, "KSPLIT": 64}, (3, 300, 10)),
+    ("vec", {"KSPLIT": 64}, (3, 9, 3)),
+    ("xgemm", {"KSPLIT": 64}, (40, 40, 100)),
+])
+def test_the_parameters_a_plan_runs_plan_the_same(variant, params, shape):
+    """Variant.effective (what GemmResult.params reports) plans what the asked parameters
+    plan, and is where the cuts stop."""
+    impl = get_variant(variant)
+    asked = impl.resolve(params)
+    ran = impl.effective(*shape, asked)
+    assert ran != asked
+    assert impl.plan(*shape, ran) == impl.plan(*shape, asked)
+    assert impl.effective(*shape, ran) == ran
+    impl.resolve(ran)  # still a valid parameter set

@@ -248,6 +248,16 @@ def test_local_invalid_params(any_device, bad, named):
         portgemm.gemm(a, a, device=any_device, variant="local", params=bad)
 
 
+def test_xgemm_takes_numpy_integers_as_ints():
+    """tile_y and tile_x as numpy integers are a work-item's rows and columns, as ints
+    are (they were taken as the group's: an 8 x 8 tile of C where 64 x 64 was asked)."""
+    impl = get_variant("xgemm")
+    common = {"wg_y": 8, "wg_x": 8, "WARPN": 8}
+    as_numpy = impl.resolve({**common, "tile_y": np.int64(8), "tile_x": np.int32(8)})
+    assert as_numpy == impl.resolve({**common, "tile_y": 8, "tile_x": 8})
+    assert (as_numpy["MWG"], as_numpy["NWG"]) == (64, 64)
+
+
 def test_device_limits_are_named(any_device):
     """Valid parameters beyond the device's local memory or work-group size are refused
     before anything is built, naming the limit."""

@@ -1209,3 +1209,17 @@ def test_the_gpu_forms_tree_sum_that_crashes_intels_compiler_is_refused():
     for built in ({"ROWVEC": 0, "tile_y": 8, "tile_x": 8, "BS": 256},   # the defaults' size
                   {"ROWVEC": 0, "tile_y": 16, "tile_x": 12, "BS": 128, "REDUCE": 1}):
         assert not [p for p in variant.problems(variant.resolve(built), intel) if "Intel" in p]
+
+
+def test_the_result_reports_the_parameters_that_ran(device):
+    """The tile cut to C, TG to the tiles and GS to the groups K gives work to: what the
+    kernels ran, where the result reported what was asked (16 x 16, TG 4, GS 4096)."""
+    impl = get_variant("tallskinny")
+    asked = {"tile_y": 16, "tile_x": 16, "GS": 4096, "BS": 32, "TG": 4, "REDUCE": 1}
+    if impl.problems(impl.resolve(asked), device, 4):
+        pytest.skip(f"REDUCE=1 does not run on {device.description}")
+    a, b = operands(3, 2, 5000)
+    result = portgemm.gemm(a, b, device=device, variant="tallskinny", params=asked)
+    assert_close(result.c, a, b)
+    ran = {key: result.params[key] for key in ("tile_y", "tile_x", "TG", "GS", "BS")}
+    assert ran == {"tile_y": 3, "tile_x": 2, "TG": 1, "GS": 157, "BS": 32}

@@ -14,7 +14,7 @@ from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
 from ..families.base import UNPACKED, UNSPLIT, with_values
 from ..families.launch import build_options, launch_plan  # noqa: F401 (callers import them here)
-from ..operands import as_operand, is_device_array
+from ..operands import as_operand, check_device_memory, is_device_array
 from ..result import GemmResult
 from ..runtime.device import Device
 from ..runtime.queue import Queue
@@ -42,7 +42,8 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     kind) receives C instead. ``poison`` fills C on the device before the kernels run, so
     elements they never write show up (tests use NaN); a plan whose kernels add into C
     gets zeros instead. ``wait=False`` returns a device C as soon as its kernels are
-    queued (see :func:`_launch`).
+    queued (see :func:`_launch`). The result's params are those the plan ran
+    (Variant.effective: the shape may cut some), as :func:`run_stack`'s are.
     """
     start = time.perf_counter()
     m, k = a.shape
@@ -50,6 +51,7 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     op_a, op_b = as_operand(a), as_operand(b)
     plan, sources, options = launch_plan(variant, tuple(params.items()), m, n, k, a.dtype,
                                          op_a.colmajor, op_b.colmajor)
+    check_device_memory(queue.device, a, b, plan.workspace)
     kernels = build(queue, plan, sources, options)
     c = out if out is not None else new_result(queue, (m, n), a.dtype, a, b)
     order_after_other_queues(queue, a, b, c)
@@ -63,8 +65,8 @@ def run_gemm(queue: Queue, variant: Variant, params: Mapping, a, b, *,
     events, kernel_ms, step_ms = _launch(queue, plan, kernels, arguments, waits, transfer, c,
                                          wait)
     wall_ms = (time.perf_counter() - start) * 1e3
-    return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
-                      event=events[-1], step_ms=step_ms)
+    return GemmResult(c, queue.device, variant.name, variant.effective(m, n, k, params),
+                      kernel_ms, wall_ms, event=events[-1], step_ms=step_ms)
 
 
 def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
@@ -93,6 +95,7 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
                for rows, cols in ((m, k), (k, n), (m, n))]
     sizes = [x * pitch * a.dtype.itemsize
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
+    sizes += [elements * a.dtype.itemsize for elements in plan.workspace]
     if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
         return None  # one product at a time fits, as matmul checks for each
     c_arg, waits = transfer.stack_output(c, pitches[2], poison)
@@ -107,8 +110,8 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     events, kernel_ms, step_ms = _launch(queue, plan, kernels, arguments, waits, transfer, c,
                                          wait)
     wall_ms = (time.perf_counter() - start) * 1e3
-    return GemmResult(c, queue.device, variant.name, dict(params), kernel_ms, wall_ms,
-                      event=events[-1], step_ms=step_ms)
+    return GemmResult(c, queue.device, variant.name, variant.effective(m, n, k, params),
+                      kernel_ms, wall_ms, event=events[-1], step_ms=step_ms)
 
 
 def scratch(queue: Queue, plan, transfer: Transfer, itemsize: int) -> dict:

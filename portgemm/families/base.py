@@ -37,6 +37,7 @@ COMMON_PARAMETERS = {
     "vw": "elements per global load (vector width)",
 }
 WORK_GROUP_SPACE = {"wg_y": [1, 2, 4, 8, 16, 32], "wg_x": [4, 8, 16, 32, 64, 128]}
+INT_LIMIT = 2 ** 31 - 1  # the kernels' int: no parameter (a -D literal, a size) may pass it
 MAX_PRIVATE_VALUES = 512  # values a work-item keeps in registers past which every device spills
 
 
@@ -152,11 +153,20 @@ def over_stack(whole: LaunchPlan, count: int, scratch: bool = False) -> LaunchPl
                    counters=whole.counters * count)
 
 
-def tiles_along_n(impl: Variant, m: int, n: int, params: Params,
+def layers_of_k(splits: int, k: int, slab: int) -> int:
+    """The layers of a split of K into ``splits`` runs of whole slabs of ``slab`` steps
+    (kernels_cl/splitk.h) that get any of K: a layer whose run starts past K only writes
+    zeros. As many layers as this cut the same runs, so the sum is the same."""
+    slabs = max(1, ceil(k / slab))
+    return ceil(slabs / ceil(slabs / splits))
+
+
+def tiles_along_n(impl: Variant, m: int, n: int, k: int, params: Params,
                   itemsize: int) -> LaunchPlan:
     """The plan of a family whose work-groups of W work-items each compute one block of C
     (``impl.block``), laid out (SYCL order) as (ceil(M / rows), ceil(N / cols) * W) in
     groups of (1, W) (mma, wgmma), K split into ``params["KSPLIT"]`` layers."""
+    params = impl.effective(m, n, k, params)
     rows, cols, _ = impl.block(params)
     _, items = impl.work_group(params)
     ndrange = NDRange((ceil(m / rows), ceil(n / cols) * items), (1, items))
@@ -267,6 +277,9 @@ class Variant:
                 kind = "0 or a positive integer" if key in self.flags else "a positive integer"
                 raise ParameterError(
                     f"{self.name}: parameter {key} must be {kind}, got {value!r}")
+            if count > INT_LIMIT:  # a longer -D literal makes the kernels' int calls ambiguous
+                raise ParameterError(f"{self.name}: parameter {key} must be at most "
+                                     f"{INT_LIMIT} (the kernels' 32-bit int), got {value!r}")
             resolved[key] = count
         for rule in self.rules:
             if not rule.test(resolved):
@@ -346,7 +359,20 @@ class Variant:
         kernel file (or its prelude) declares."""
         return {}
 
+    def effective(self, m: int, n: int, k: int, params: Params) -> dict[str, Any]:
+        """The parameters a plan of an M x N x K product runs: resolved ``params``, each
+        that the shape leaves no work for cut (here KSPLIT, to :func:`layers_of_k` of
+        the slab its kernel splits K in: ``block``'s depth, else single steps). Every
+        plan starts from these, so a plan of them is the plan of ``params``;
+        GemmResult.params reports them."""
+        params = dict(params)
+        if params.get("KSPLIT", 1) > 1:
+            slab = (self.block(params) or (1, 1, 1))[2]
+            params["KSPLIT"] = layers_of_k(params["KSPLIT"], k, slab)
+        return params
+
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        params = self.effective(m, n, k, params)
         per_y, per_x = self.elements_per_item(params)
         ndrange = NDRange.covering((ceil(m / per_y), ceil(n / per_x)), self.work_group(params))
         return LaunchPlan(ndrange, self.checked_defines(params), self.local_mem_bytes(params, itemsize))

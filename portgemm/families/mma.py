@@ -220,4 +220,4 @@ class Mma(Variant):
         return _tile(params)[1:]
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        return tiles_along_n(self, m, n, params, itemsize)
+        return tiles_along_n(self, m, n, k, params, itemsize)

@@ -12,8 +12,7 @@ from math import ceil
 
 from ..errors import ParameterError
 from ..runtime.ndrange import NDRange
-from .base import Step
-from .phvm import INT_LIMIT
+from .base import INT_LIMIT, Step
 
 PACK_STEPS = 256  # pack_b, pack_a: steps of K one work-group copies
 PACK_LANES = 16   # work-items of a work-group, where the GEMM kernel sets no width

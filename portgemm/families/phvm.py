@@ -17,11 +17,10 @@ from math import ceil
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import (GEMM_KERNEL_ARGS, HALVING_GROUPS, LaunchPlan, Params, Step, Variant,
-                   switches)
+from .base import (GEMM_KERNEL_ARGS, HALVING_GROUPS, INT_LIMIT, LaunchPlan, Params, Step,
+                   Variant, switches)
 
 POWERS_OF_TWO = [2 ** p for p in range(5, 11)]  # 32 ... 1024
-INT_LIMIT = 2 ** 31 - 1
 MAX_ELEMENT_LAUNCHES = 4096  # C of more elements than this takes ELEMENT_LAUNCHES=0
 
 
@@ -57,9 +56,16 @@ class Phvm(Variant):
         return {"BS": params["BS"], "COALESCED": self.coalesced,
                 "ELEMENT_LAUNCHES": params["ELEMENT_LAUNCHES"]}
 
+    def effective(self, m: int, n: int, k: int, params: Params) -> dict:
+        """GS cut to the groups K gives work to."""
+        params = super().effective(m, n, k, params)
+        params["GS"] = min(params["GS"], ceil(k / params["BS"]))
+        return params
+
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """GS groups of BS work-items, but no more groups than K gives work to."""
-        threads = min(params["GS"], ceil(k / params["BS"])) * params["BS"]
+        params = self.effective(m, n, k, params)
+        threads = params["GS"] * params["BS"]
         if k + threads > INT_LIMIT:
             raise ParameterError(f"{self.name}: K + GS*BS = {k + threads} exceeds the kernels' "
                                  f"32-bit index limit {INT_LIMIT}")

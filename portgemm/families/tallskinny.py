@@ -19,9 +19,9 @@ from math import ceil, gcd
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import (HALVING_GROUPS, LaunchPlan, Params, Variant, pocl_5_or_later, reduce_step,
-                   restriction, switches)
-from .phvm import INT_LIMIT, POWERS_OF_TWO
+from .base import (HALVING_GROUPS, INT_LIMIT, LaunchPlan, Params, Variant, pocl_5_or_later,
+                   reduce_step, restriction, switches)
+from .phvm import POWERS_OF_TWO
 
 LOCAL_BYTES = 16384  # local memory for the group's sums, well inside every device's 32 KB+
 LANES = 32  # the run of work-items a butterfly (REDUCE=1) exchanges across
@@ -187,15 +187,25 @@ class TallSkinny(Variant):
         return dict(defines=self.checked_defines(params), kernel="partial_tiles",
                     local_mem_bytes=self.local_mem_bytes(params, itemsize))
 
-    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+    def effective(self, m: int, n: int, k: int, params: Params) -> dict:
         """The tile shrinks to M x N where C is smaller than it, GS to the groups K gives
-        work to, and TG to the largest count up to it that divides the tiles of C (no
-        wasted work either way)."""
-        params = {**params, "tile_y": min(params["tile_y"], m), "tile_x": min(params["tile_x"], n)}
+        work to (FUSE to 0 at one group), and TG to the largest count up to it that
+        divides the tiles of C (no wasted work either way)."""
+        params = {**super().effective(m, n, k, params), "tile_y": min(params["tile_y"], m),
+                  "tile_x": min(params["tile_x"], n)}
         tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
         params["TG"] = max(d for d in range(1, min(params["TG"], tiles) + 1) if tiles % d == 0)
-        size = params["BS"]
-        groups = min(params["GS"], ceil(k / size))  # no more groups than K gives work to
+        params["GS"] = min(params["GS"], ceil(k / params["BS"]))
+        if params["GS"] == 1:  # the one partial tile is C's: nothing to sum (plan)
+            params["FUSE"] = 0
+        return params
+
+    def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
+        """GS groups along K for each TG tiles of C (the shape's :meth:`effective`
+        parameters), their partial tiles summed by a second launch or the last group."""
+        params = self.effective(m, n, k, params)
+        tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
+        size, groups = params["BS"], params["GS"]
         if k + groups * size > INT_LIMIT:
             raise ParameterError(f"{self.name}: K + GS*BS = {k + groups * size} exceeds the "
                                  f"kernels' 32-bit index limit {INT_LIMIT}")
@@ -205,7 +215,7 @@ class TallSkinny(Variant):
             # the one partial tile is C's (row-major, ldc = N, as the slices lie): no
             # workspace, no sum, no ticket; a launch saved (15-60 us on Intel's CPU
             # runtime, 5 us on a GPU)
-            return LaunchPlan(ndrange, **self._first_step({**params, "FUSE": 0}, itemsize),
+            return LaunchPlan(ndrange, **self._first_step(params, itemsize),
                               args=slices + ("C",))
         common = dict(self._first_step(params, itemsize), workspace=(groups * m * n,))
         if params["FUSE"]:

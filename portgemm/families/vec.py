@@ -63,10 +63,11 @@ class Vec(Variant):
                 "PACKED": params["PACKED"], "KSPLIT": params["KSPLIT"]}
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        """KSPLIT > 1: layers along K (at most K of them) and the sum of their slices.
-        PACKED=1: B is first packed in panels of tile_x columns (kernels_cl/pack.cl, into
-        the last workspace buffer), which the kernel reads with ldb = tile_x."""
-        params = {**params, "KSPLIT": min(params["KSPLIT"], max(1, k))}
+        """KSPLIT > 1: layers along K (those K gives work to: :meth:`effective`) and the
+        sum of their slices. PACKED=1: B is first packed in panels of tile_x columns
+        (kernels_cl/pack.cl, into the last workspace buffer), which the kernel reads with
+        ldb = tile_x."""
+        params = self.effective(m, n, k, params)
         plan = split_along_k(super().plan(m, n, k, params, itemsize), m, n, params["KSPLIT"])
         if not params["PACKED"]:
             return plan

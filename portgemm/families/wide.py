@@ -48,11 +48,13 @@ class Wide(Variant):
         return {"BS": params["BS"], "TM": params["tile_y"], "TN": params["tile_x"],
                 "KU": params["KU"], "BY_COLUMN": params["BY_COLUMN"], "KSPLIT": params["KSPLIT"]}
 
+    def effective(self, m: int, n: int, k: int, params: Params) -> dict:
+        """tile_y shrinks to M where C has fewer rows (KSPLIT to the layers K gives
+        work to, as in every family)."""
+        return {**super().effective(m, n, k, params), "tile_y": min(params["tile_y"], m)}
+
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
-        """tile_y shrinks to M where C has fewer rows, KSPLIT to K (no layer without a
-        step of K)."""
-        params = {**params, "tile_y": min(params["tile_y"], m),
-                  "KSPLIT": min(params["KSPLIT"], k)}
+        params = self.effective(m, n, k, params)
         size = params["BS"]
         columns = ceil(n / (size * params["tile_x"])) * size
         whole = LaunchPlan(NDRange((ceil(m / params["tile_y"]), columns), (1, size)),

@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ParameterError
-from .base import LaunchPlan, Params, Variant, restriction, split_along_k, switches
+from .base import (LaunchPlan, Params, Variant, as_count, restriction, split_along_k,
+                   switches)
 from .sources import kernel_parameters
 
 SOURCE_FILE = "xgemm.cl"
@@ -216,8 +217,10 @@ class XGemm(Variant):
         for common, own, items in (("tile_y", "MWG", "MDIMC"), ("tile_x", "NWG", "NDIMC")):
             if common in native:
                 per_item = native.pop(common)
-                if isinstance(per_item, int) and not isinstance(per_item, bool):
-                    per_item *= native.get(items, self.defaults[items])
+                count = as_count(per_item)  # numpy's integers too; resolve refuses the rest
+                work_items = as_count(native.get(items, self.defaults[items]))
+                if count is not None and work_items is not None:
+                    per_item = count * work_items
                 _set_once(native, own, per_item, common)
         return native
 
@@ -248,6 +251,7 @@ class XGemm(Variant):
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """One work-group per MWG x NWG tile of C; with KSPLIT > 1, KSPLIT layers of them,
         each writing a partial product into the workspace, and a reduction into C."""
+        params = self.effective(m, n, k, params)
         return split_along_k(super().plan(m, n, k, params, itemsize), m, n, params["KSPLIT"])
 
     def block(self, params: Params) -> tuple[int, int, int]:
