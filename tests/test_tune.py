@@ -653,3 +653,15 @@ def test_cli_model_predicts_in_the_dtype_given(device, monkeypatch, capsys):
     wide, narrow = tallskinny_params(device, *size, 8)[0], tallskinny_params(device, *size)[0]
     assert f"GS={wide['GS']} BS={wide['BS']} " in out
     assert (wide["GS"], wide["BS"]) != (narrow["GS"], narrow["BS"])  # the test can fail
+
+
+@pytest.mark.parametrize("m, n, k", [(130, 32, 777), (128, 49, 1025), (100, 100, 1100)])
+def test_auto_splits_k_into_the_layers_the_plan_runs(m, n, k):
+    """The split model's KSPLIT of 8 or 16 over K of 13-18 slabs ran as fewer layers
+    (a layer past K would only write zeros): the choice said one KSPLIT, the result
+    another (the H100's suite: 8 against 7)."""
+    dev = fake_device()
+    chosen = choose(dev, m, n, k, sources=[])
+    impl = get_variant(chosen.variant)
+    assert chosen.params["KSPLIT"] > 1 and "cut to the" in chosen.reason
+    assert impl.effective(m, n, k, chosen.params) == chosen.params

@@ -243,6 +243,9 @@ def _fit_to_shape(device: Device, m: int, n: int, k: int, itemsize: int, variant
             params = impl.check({**params, "KSPLIT": split}, device, itemsize)
         if split > 1:
             reason += f"; {why_split}"
+    layers = impl.effective(m, n, k, params).get("KSPLIT")
+    if layers is not None and layers != params["KSPLIT"]:  # as the plan will run it
+        params = impl.check({**params, "KSPLIT": layers}, device, itemsize)
     return Choice(variant, params, reason, source)
 
 

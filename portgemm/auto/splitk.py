@@ -30,6 +30,7 @@ from math import ceil, prod
 from typing import Mapping, Sequence
 
 from ..families import get_variant
+from ..families.base import layers_of_k
 from ..runtime.device import Device
 from .traits import traits
 
@@ -137,15 +138,20 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
     split = min([1] + [s for s in tried if allowed(s)], key=time)
     if time(split) > (1 - TAIL_GAIN) * time(1):
         split = 1
+    def run(split: int, how: str) -> tuple[int, str]:
+        """``split`` cut to the layers K's slabs give work to, as the plan runs it."""
+        layers = layers_of_k(split, k, depth)
+        cut = f", cut to the {layers} layers the slabs give work to" if layers < split else ""
+        return layers, f"{why}: KSPLIT={split} ({how}{cut})"
+
     given = params.get("KSPLIT", 1)
     if given > 1:
         if time(split) > (1 - OVERRIDE_GAIN) * time(given):
-            return given, f"{why}: KSPLIT={given} as tuned"
+            return run(given, "as tuned")
         why += f"; the tuned KSPLIT={given} predicted {1 - time(split) / time(given):.0%} slower"
     if split == 1:
         return 1, f"{why}: KSPLIT=1"
-    return split, (f"{why}: KSPLIT={split} (model: {1 - time(split) / time(1):.0%} less "
-                   f"time than whole)")
+    return run(split, f"model: {1 - time(split) / time(1):.0%} less time than whole")
 
 
 def groups_per_unit(device: Device, params: Mapping, itemsize: int, variant: str) -> int:
