@@ -4,9 +4,10 @@
  *   float32: .tf32 three times, "3xTF32": each value x is split into x_hi = tf32(x) and
  *     x_lo = tf32(x - x_hi) as it is staged, and a b = a_lo b_hi + a_hi b_lo + a_hi b_hi,
  *     each step's sum added to float32 accumulators (mma_steps says why); the dropped
- *     a_lo b_lo is below float32's rounding, so the result is as accurate as a float32
- *     GEMM's (compute capability 8.0). Not IEEE to the last case: an infinite input
- *     gives NaN where it meets a value whose low part is zero.
+ *     a_lo b_lo is below float32's rounding, so the error is a float32 GEMM's in norm
+ *     (compute capability 8.0). Not IEEE to the last case: the parts keep 22 of x's 24
+ *     bits (X * I is not X to the last bit), and an infinite input gives NaN where it
+ *     meets a value whose low part is zero (docs/known-issues.md).
  * Elsewhere -- another device or an older NVIDIA GPU -- the same fragments (and in float32
  * the same split) are multiplied with plain multiply-adds through local memory, so every
  * CPU runtime runs (and the tests check) the kernel's tiling, fragment layouts and split.

@@ -1,5 +1,6 @@
 /* wgmma: float32 GEMM on Hopper's warpgroup tensor-core instruction, PTX's
- * wgmma.mma_async.m64nNk8.f32.tf32.tf32, as "3xTF32" (float32's accuracy: see mma.cl).
+ * wgmma.mma_async.m64nNk8.f32.tf32.tf32, as "3xTF32" (a float32 GEMM's error in norm,
+ * not exact to the last bit: see mma.cl).
  *
  * NVIDIA's OpenCL compiler targets sm_90, and wgmma needs sm_90a: the instructions are
  * written as PTX comments marked SM90A, and portgemm rebuilds the program from its PTX with
