@@ -138,6 +138,7 @@ def ksplit(device: Device, params: Mapping, m: int, n: int, k: int, itemsize: in
     split = min([1] + [s for s in tried if allowed(s)], key=time)
     if time(split) > (1 - TAIL_GAIN) * time(1):
         split = 1
+
     def run(split: int, how: str) -> tuple[int, str]:
         """``split`` cut to the layers K's slabs give work to, as the plan runs it."""
         layers = layers_of_k(split, k, depth)
