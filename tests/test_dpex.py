@@ -51,6 +51,16 @@ def test_missing_stack_raises_naming_the_install_command(monkeypatch):
         backend.run_dpex(ones(3, 2), ones(2, 4))
 
 
+def test_kernel_source_takes_partial_params_with_the_variants_defaults():
+    """Partial params raised KeyError, and inreg's length was read as 1, not its 4."""
+    assert "K in steps of 4" in backend.python_kernel_source("inreg", {"tile_y": 2})
+    assert backend.python_kernel_source("inreg", {}) == backend.python_kernel_source(
+        "inreg", {"tile_y": 4, "tile_x": 4, "length": 4})
+    assert "gemm_local" in backend.python_kernel_source("local")
+    with pytest.raises(ParameterError, match="no parameter tile_q"):
+        backend.python_kernel_source("tiled", {"tile_q": 2})
+
+
 def test_wall_time_fallback_is_labelled():
     kernel_ms, timing, notes = dpex_run._kernel_time(None, False, 1.5)
     assert (kernel_ms, timing) == (1.5, "wall")
@@ -148,7 +158,7 @@ def test_portgemm_ranges_keep_sycl_order(device):
     def ids(item, out):
         out[item.get_id(0), item.get_id(1)] = item.get_id(0) * 100 + item.get_id(1)
 
-    queue, _ = dpex_devices.queue_for(backend.sycl_device(DEVICE))
+    queue = dpex_devices.queue_for(backend.sycl_device(DEVICE)).queue
     out = stack.dpt.zeros((6, 8), dtype=np.int64, sycl_queue=queue)
     stack.dpex.call_kernel(stack.dpex.kernel(ids), backend.to_dpex_range(Range(6, 8)), out)
     rows, cols = np.indices((6, 8))
@@ -203,6 +213,8 @@ def test_empty_operands_follow_numpy(device, m, k, n):
 
     result = portgemm.gemm(ones(m, k), ones(k, n), backend="dpex", device=DEVICE)
     assert result.c.shape == (m, n) and not result.c.any() and result.kernel_ms == 0
+    assert isinstance(result, backend.DpexResult)  # a plain GemmResult had no .timing
+    assert result.timing == "event" and result.notes == ()
 
 
 @needs_dpex
@@ -272,3 +284,129 @@ def test_unknown_device_lists_the_devices_present(device):
         backend.run_dpex(ones(2, 2), ones(2, 2), device="level_zero:accelerator:7")
     with pytest.raises(TypeError, match="filter string"):
         backend.run_dpex(ones(2, 2), ones(2, 2), device=3)
+
+
+@needs_dpex
+def test_sub_device_is_refused_with_parameter_error(device):
+    """dpctl's own TypeError ("This SyclDevice is not a root device") came through."""
+    root = backend.sycl_device(DEVICE)
+    try:
+        sub = root.create_sub_devices(partition=1)[0]
+    except Exception as exc:  # a device that cannot be partitioned
+        pytest.skip(f"no sub-device of {DEVICE}: {exc}")
+    with pytest.raises(ParameterError, match="sub-device"):
+        backend.run_dpex(ones(2, 2), ones(2, 2), device=sub)
+
+
+@needs_dpex
+def test_sycl_usm_arrays_raise_type_error(device):
+    """A usm_ndarray became an object array: "a has dtype object; supported ..."."""
+    a_dev = backend.load_stack().dpt.asarray(ones(2, 2))
+    with pytest.raises(TypeError, match="numpy first"):
+        backend.run_dpex(a_dev, ones(2, 2), device=DEVICE)
+
+
+@needs_dpex
+@pytest.mark.parametrize("poison", ["x", [1.0], 1 + 2j])
+def test_poison_that_is_no_real_number_is_refused(device, poison):
+    """dpt.full raised pybind's RuntimeError for "x" and took [1.0] and 1+2j silently."""
+    with pytest.raises(ParameterError, match="poison must be a real number"):
+        backend.run_dpex(ones(2, 2), ones(2, 2), device=DEVICE, poison=poison)
+
+
+# --- out, times, pickling, threads ------------------------------------------------------
+
+@needs_dpex
+def test_out_may_be_a_pyopencl_array(device):
+    """np.copyto refused it: "copyto() argument 1 must be numpy.ndarray, not Array"."""
+    import portgemm
+
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = portgemm.to_device(np.zeros((2, 2), np.float32), device="intel")
+    result = portgemm.gemm(a, a.T, backend="dpex", device=DEVICE, out=out)
+    assert result.c is out
+    np.testing.assert_array_equal(portgemm.to_host(out), a @ a.T)
+
+
+@needs_dpex
+def test_wall_time_covers_the_copy_into_out(device, monkeypatch):
+    """The copy into a C-contiguous out ran after wall_ms was taken."""
+    import time
+
+    import portgemm
+
+    copy_into = dpex_run.copy_into
+
+    def slow_copy_into(out, c, *, wait):
+        time.sleep(0.2)
+        return copy_into(out, c, wait=wait)
+
+    monkeypatch.setattr(dpex_run, "copy_into", slow_copy_into)
+    out = np.empty((4, 4), np.float32)
+    result = portgemm.gemm(ones(4, 4), ones(4, 4), backend="dpex", device=DEVICE, out=out)
+    assert result.c is out and (out == 4).all()
+    assert result.wall_ms >= 200
+
+
+@needs_dpex
+def test_results_and_devices_pickle(device):
+    """Both failed: "no default __reduce__ due to non-trivial __cinit__" (dpctl's device
+    and event). A device pickles as its filter string, selected again on loading."""
+    import pickle
+
+    result = backend.run_dpex(ones(3, 3), ones(3, 3), device=DEVICE)
+    again = pickle.loads(pickle.dumps(result))
+    assert isinstance(again, backend.DpexResult) and again.sycl_event is None
+    assert again.device == result.device and again.device.handle is not None
+    np.testing.assert_array_equal(again.c, result.c)
+    assert result.sycl_event is not None  # the original keeps its own
+
+
+@needs_dpex
+def test_the_opencl_backend_refuses_a_dpex_device(device):
+    """It went to pyopencl as it was: "RuntimeError: std::bad_cast"."""
+    import portgemm
+
+    with pytest.raises(ParameterError, match="dpex backend's SYCL device"):
+        portgemm.gemm(ones(2, 2), ones(2, 2), device=device)
+
+
+THREADS_SCRIPT = """
+import threading
+import numpy as np
+from portgemm.backends.dpex import run_dpex
+a = np.ones((33, 21), np.float32); b = np.ones((21, 17), np.float32)
+run_dpex(a, b, variant="naive")
+failed = []
+def work():
+    try:
+        for _ in range(5):
+            assert np.allclose(run_dpex(a, b, variant="naive").c, 21)
+    except Exception as exc:
+        failed.append(exc)
+threads = [threading.Thread(target=work) for _ in range(4)]
+[t.start() for t in threads]; [t.join() for t in threads]
+print("finished", failed)
+"""
+
+
+@needs_dpex
+def test_calls_from_threads_take_turns(device):
+    """Threads' calls on one device's queue hung for good (4 threads: 3 runs of 3): one
+    thread's upload waited on the queue holding the GIL, behind numba-dpex's keep-alive
+    host task of another call, which needs it. A hang holds the GIL, so no join timeout
+    can see it: the calls run in a child process with a deadline."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = str(Path(backend.__file__).parents[3])  # the portgemm under test
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    try:
+        done = subprocess.run([sys.executable, "-c", THREADS_SCRIPT], env=env, timeout=60,
+                              capture_output=True, text=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail("calls from four threads hung")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "finished []" in done.stdout

@@ -23,13 +23,14 @@ from .. import Resolved
 from ...operands import host_arrays_only
 from ...runtime.device import Device
 from .devices import DEFAULT_DEVICE, describe, get_sycl_devices, sycl_device, to_dpex_range
-from .run import VARIANTS, DpexResult, device_for, get_dpex_variant, launch, resolve_dpex, run_dpex
-from .sources import python_kernel_source
+from .run import DpexResult, device_for, launch, resolve_dpex, run_dpex
+from .sources import VARIANTS, get_dpex_variant, python_kernel_source
 from .stack import INSTALL_COMMAND, dpex_available, load_stack
 
 
 class DpexBackend:
     name = "dpex"
+    result_type = DpexResult  # of every call, an empty product's too (api._empty_product)
 
     def device(self, spec: Any = None) -> Device:
         return device_for(spec)
@@ -58,11 +59,7 @@ class DpexBackend:
 
     def run(self, resolved: Resolved, a, b, *, poison: float | None = None,
             out=None, wait: bool = True) -> DpexResult:
-        result = launch(resolved, a, b, poison=poison)
-        if out is not None:
-            np.copyto(out, result.c)
-            result.c = out
-        return result
+        return launch(resolved, a, b, poison=poison, out=out)
 
 
 BACKEND = DpexBackend()

@@ -3,7 +3,8 @@ their queues, and portgemm's ranges in numba-dpex's terms."""
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import Any, NamedTuple
 
 from ...caches import cache_dict
 from ...errors import DeviceNotFoundError, ParameterError
@@ -21,6 +22,10 @@ def sycl_device(spec):
     a portgemm Device from :func:`get_sycl_devices` / a result (by its filter string)."""
     stack = load_stack()
     if isinstance(spec, stack.dpctl.SyclDevice):
+        if spec.parent_device is not None:  # no filter string names it (dpctl's TypeError)
+            raise ParameterError(f"{spec.name} is a sub-device (create_sub_devices); the "
+                                 f"dpex backend runs on root devices only: pass its "
+                                 f"parent, .parent_device")
         return spec
     if isinstance(spec, Device):
         spec = spec.filter_string
@@ -77,20 +82,32 @@ def describe(sycl_device) -> Device:
     )
 
 
-_queues: dict[str, tuple[Any, bool]] = cache_dict("portgemm.backends.dpex.devices._queues")
+class DpexQueue(NamedTuple):
+    """A device's shared in-order queue, whether it profiles, and the lock a call holds
+    from its first command to C's return (:func:`~portgemm.backends.dpex.run.launch`)."""
+
+    queue: Any
+    profiling: bool
+    lock: threading.Lock
 
 
-def queue_for(sycl_device):
-    """(in-order queue with profiling if the device allows it, profiling on?) per device."""
+_queues: dict[str, DpexQueue] = cache_dict("portgemm.backends.dpex.devices._queues")
+_queues_lock = threading.Lock()  # two threads' first calls make one queue, one lock
+
+
+def queue_for(sycl_device) -> DpexQueue:
+    """The device's queue (with profiling where the device allows it) and its lock."""
     key = sycl_device.filter_string
-    if key not in _queues:
-        dpctl = load_stack().dpctl
-        try:
-            _queues[key] = (dpctl.SyclQueue(sycl_device,
-                                             property=["enable_profiling", "in_order"]), True)
-        except Exception:  # a device without profiling: wall times instead
-            _queues[key] = (dpctl.SyclQueue(sycl_device, property="in_order"), False)
-    return _queues[key]
+    with _queues_lock:
+        if key not in _queues:
+            dpctl = load_stack().dpctl
+            try:
+                queue, profiling = dpctl.SyclQueue(
+                    sycl_device, property=["enable_profiling", "in_order"]), True
+            except Exception:  # a device without profiling: wall times instead
+                queue, profiling = dpctl.SyclQueue(sycl_device, property="in_order"), False
+            _queues[key] = DpexQueue(queue, profiling, threading.Lock())
+        return _queues[key]
 
 
 def to_dpex_range(space: Range | NDRange):

@@ -3,31 +3,19 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
 
 from ...caches import memoize
-from ...errors import ParameterError
-from ...families import get_variant
-from ...families.base import Variant
-from ...result import GemmResult
+from ...memory import copy_into
+from ...result import PER_PROCESS, GemmResult
 from ...runtime.device import Device
 from .. import Resolved
 from .devices import DEFAULT_DEVICE, describe, queue_for, sycl_device, to_dpex_range
-from .sources import python_kernel_source
+from .sources import get_dpex_variant, python_kernel_source
 from .stack import load_stack
-
-VARIANTS = ("naive", "tiled", "inreg", "local")
-
-
-def get_dpex_variant(name: str) -> Variant:
-    """The registered variant ``name`` (its parameters and checks) if dpex implements it."""
-    if name not in VARIANTS:
-        raise ParameterError(f"unknown dpex variant {name!r}; the dpex backend has "
-                             f"{', '.join(VARIANTS)}")
-    return get_variant(name)
 
 
 @memoize
@@ -53,7 +41,7 @@ class DpexResult(GemmResult):
 
     timing: str = "event"
     notes: tuple[str, ...] = ()
-    sycl_event: Any = None
+    sycl_event: Any = field(default=None, repr=False, metadata=PER_PROCESS)
 
 
 def device_for(spec: Any = None) -> Device:
@@ -77,8 +65,9 @@ def resolve_dpex(device: Device, variant: str, params: Mapping[str, Any] | None,
 
 
 def launch(resolved: Resolved, a: np.ndarray, b: np.ndarray, *,
-           poison: float | None = None) -> DpexResult:
-    """Run a resolved call: upload, kernel (event-timed where the queue allows), download."""
+           poison: float | None = None, out=None) -> DpexResult:
+    """Run a resolved call: upload, kernel (event-timed where the queue allows), download
+    (into ``out`` when given: checked already, C-contiguous)."""
     stack = load_stack()
     start = time.perf_counter()
     impl, params, info = resolved.impl, resolved.params, resolved.device
@@ -86,30 +75,37 @@ def launch(resolved: Resolved, a: np.ndarray, b: np.ndarray, *,
     n = b.shape[1]
     plan = impl.plan(m, n, k, params, a.itemsize)
     kernel = _kernel(python_kernel_source(impl.name, params))
-    queue, profiling = queue_for(info.handle)
+    queue, profiling, lock = queue_for(info.handle)
     dpt = stack.dpt
-    a_dev = dpt.asarray(np.ascontiguousarray(a), sycl_queue=queue)
-    b_dev = dpt.asarray(np.ascontiguousarray(b), sycl_queue=queue)
-    c_dev = (dpt.empty((m, n), dtype=a.dtype, sycl_queue=queue) if poison is None else
-             dpt.full((m, n), poison, dtype=a.dtype, sycl_queue=queue))
-    args = [m, n, k, a_dev, b_dev, c_dev]
-    if impl.name == "local":
-        tile_m = params["wg_y"] * params["tile_y"]
-        tile_n = params["wg_x"] * params["tile_x"]
-        local_accessor = stack.kapi.LocalAccessor
-        args += [local_accessor((tile_m, params["tile_k"]), dtype=a.dtype),
-                 local_accessor((params["tile_k"], tile_n), dtype=a.dtype)]
-    queue.wait()  # uploads and poison done: the launch below is the kernel alone
+    # Calls from several threads take turns on the device's one queue, as the OpenCL
+    # backend's do (Queue.lock): unlocked, a thread's upload waited on the queue holding
+    # the GIL behind another call's numba-dpex keep-alive host task, which needs the GIL
+    # (a permanent hang).
+    with lock:
+        a_dev = dpt.asarray(np.ascontiguousarray(a), sycl_queue=queue)
+        b_dev = dpt.asarray(np.ascontiguousarray(b), sycl_queue=queue)
+        c_dev = (dpt.empty((m, n), dtype=a.dtype, sycl_queue=queue) if poison is None else
+                 dpt.full((m, n), poison, dtype=a.dtype, sycl_queue=queue))
+        args = [m, n, k, a_dev, b_dev, c_dev]
+        if impl.name == "local":
+            tile_m = params["wg_y"] * params["tile_y"]
+            tile_n = params["wg_x"] * params["tile_x"]
+            local_accessor = stack.kapi.LocalAccessor
+            args += [local_accessor((tile_m, params["tile_k"]), dtype=a.dtype),
+                     local_accessor((params["tile_k"], tile_n), dtype=a.dtype)]
+        queue.wait()  # uploads and poison done: the launch below is the kernel alone
 
-    started = time.perf_counter()
-    host_event, event = stack.dpex.call_kernel_async(kernel, to_dpex_range(plan.ndrange),
-                                                     (), *args)
-    event.wait()
-    host_event.wait()
-    launch_ms = (time.perf_counter() - started) * 1e3
-    kernel_ms, timing, notes = _kernel_time(event, profiling, launch_ms)
+        started = time.perf_counter()
+        host_event, event = stack.dpex.call_kernel_async(kernel, to_dpex_range(plan.ndrange),
+                                                         (), *args)
+        event.wait()
+        host_event.wait()
+        launch_ms = (time.perf_counter() - started) * 1e3
+        kernel_ms, timing, notes = _kernel_time(event, profiling, launch_ms)
 
-    c = dpt.asnumpy(c_dev)
+        c = dpt.asnumpy(c_dev)
+    if out is not None:  # numpy's or a pyopencl array: inside wall_ms, as documented
+        c = copy_into(out, c, wait=True)
     wall_ms = (time.perf_counter() - start) * 1e3
     return DpexResult(c, info, impl.name, dict(params), kernel_ms, wall_ms, backend="dpex",
                       source=resolved.source, reason=resolved.reason, timing=timing,

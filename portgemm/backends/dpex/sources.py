@@ -11,19 +11,29 @@ unrolled scalars on the Intel CPU runtime.
 from __future__ import annotations
 
 from ...errors import ParameterError
-from ...families.base import Params
+from ...families import get_variant
+from ...families.base import Params, Variant
+
+VARIANTS = ("naive", "tiled", "inreg", "local")
 
 
-def python_kernel_source(variant: str, params: Params) -> str:
-    """The Python source of the numba-dpex kernel for a variant and resolved parameters."""
-    p = dict(params)
+def get_dpex_variant(name: str) -> Variant:
+    """The registered variant ``name`` (its parameters and checks) if dpex implements it."""
+    if name not in VARIANTS:
+        raise ParameterError(f"unknown dpex variant {name!r}; the dpex backend has "
+                             f"{', '.join(VARIANTS)}")
+    return get_variant(name)
+
+
+def python_kernel_source(variant: str, params: Params | None = None) -> str:
+    """The Python source of the numba-dpex kernel for a variant and its parameters (missing
+    ones take the variant's defaults; checked as a call checks them, device limits aside)."""
+    p = get_dpex_variant(variant).resolve(params)  # inreg's length defaults to 4, not 1
     if variant == "naive":
         return _NAIVE_SOURCE
-    if variant in ("tiled", "inreg"):
-        return _register_tiled_source(p["tile_y"], p["tile_x"], p.get("length", 1))
     if variant == "local":
         return _local_source(p["wg_y"], p["wg_x"], p["tile_y"], p["tile_x"], p["tile_k"])
-    raise ParameterError(f"unknown dpex variant {variant!r}")
+    return _register_tiled_source(p["tile_y"], p["tile_x"], p.get("length", 1))
 
 
 _NAIVE_SOURCE = '''\
