@@ -12,7 +12,8 @@ from .backends import DEFAULT_BACKEND, Backend, Resolved, get_backend
 from .errors import ParameterError
 from .memory import copy_into
 from .operands import (check_device_memory, check_one_context, check_operands, check_out,
-                       is_device_array, is_empty_product, layout_of, written_apart)
+                       check_poison, is_device_array, is_empty_product, layout_of,
+                       written_apart)
 from .result import GemmResult
 from .stacks import is_plain, matmul_stacks
 
@@ -60,6 +61,7 @@ def _gemm(a, b, *, device, variant, params, backend, out, poison=None,
     start = time.perf_counter()
     chosen = get_backend(backend)
     a, b = check_operands(a, b)
+    check_poison(poison)
     check_one_context(a, b, out)
     target = _device(chosen, device, a, b)
     check_device_memory(target, a, b)
@@ -108,9 +110,11 @@ def _empty_product(backend: Backend, resolved: Resolved, shape: tuple[int, int, 
     else:
         c = np.zeros((m, n), dtype=a.dtype)
     wall_ms = (time.perf_counter() - start) * 1e3
-    return GemmResult(c, resolved.device, resolved.variant, dict(resolved.params), 0.0,
-                      wall_ms, backend=backend.name, source=resolved.source,
-                      reason=EMPTY_PRODUCT_REASON)
+    # The backend's own result type (dpex's DpexResult), as its calls that run return
+    result_type = getattr(backend, "result_type", GemmResult)
+    return result_type(c, resolved.device, resolved.variant, dict(resolved.params), 0.0,
+                       wall_ms, backend=backend.name, source=resolved.source,
+                       reason=EMPTY_PRODUCT_REASON)
 
 
 def matmul(a, b, *, device: Any = None, variant: str = "auto",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import sys
 from dataclasses import dataclass
 
@@ -102,6 +103,10 @@ def as_array(x):
     would be dropped and the values under it multiplied as if they were data."""
     if is_device_array(x):
         return x
+    if hasattr(x, "__sycl_usm_array_interface__"):  # np.asarray made an object array of it
+        raise TypeError(f"SYCL USM arrays ({type(x).__module__}.{type(x).__name__}: dpctl, "
+                        f"dpnp) are not taken: bring them to numpy first (dpctl.tensor."
+                        f"asnumpy(x), dpnp.asnumpy(x))")
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError("masked arrays are not taken (their mask would be ignored): pass "
                         "x.filled(0), or x.data to use the values under the mask")
@@ -143,6 +148,16 @@ def check_dtypes(a, b) -> None:
     if a.dtype != b.dtype:
         raise TypeError(f"a is {a.dtype} and b is {b.dtype}: both must be float32 or both "
                         f"float64 (convert one with .astype)")
+
+
+def check_poison(poison) -> None:
+    """ParameterError unless ``poison`` (the value C is filled with before the kernels) is
+    None or a real number, for every backend alike (dpex's fill raised a RuntimeError for
+    a string; a list or a complex number was taken silently)."""
+    if poison is not None and (isinstance(poison, bool)
+                               or not isinstance(poison, numbers.Real)):
+        raise ParameterError(f"poison must be a real number (NaN, say) or None, got "
+                             f"{type(poison).__name__} {poison!r}")
 
 
 def is_empty_product(a: np.ndarray, b: np.ndarray) -> bool:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+# The metadata of a field that belongs to its process (a driver's event): not pickled.
+PER_PROCESS = {"per_process": True}
 
 # Where a result's variant and parameters came from (GemmResult.source).
 SOURCES = {
@@ -27,11 +30,13 @@ class GemmResult:
     backend: str = "opencl"
     source: str = "explicit"  # one of SOURCES
     reason: str = ""          # why this variant and these parameters (for "auto")
-    event: Any = field(default=None, repr=False)
+    event: Any = field(default=None, repr=False, metadata=PER_PROCESS)
     step_ms: tuple[float, ...] = ()  # each launch's event time, in the plan's order (OpenCL)
 
     def __getstate__(self) -> dict:
-        """Pickled without its OpenCL event, which belongs to this process (a result
-        returned from a spawned worker failed to pickle); its device pickles as the way
-        to select it again (runtime.Device)."""
-        return {**self.__dict__, "event": None}
+        """Pickled without its events (fields marked PER_PROCESS: OpenCL's, a subclass's
+        SYCL one), which belong to this process (a result returned from a spawned worker
+        failed to pickle); its device pickles as the way to select it again
+        (runtime.Device)."""
+        return {**self.__dict__,
+                **{f.name: None for f in fields(self) if f.metadata.get("per_process")}}

@@ -50,6 +50,16 @@ def test_masked_arrays_raise_type_error(any_device, stacked):
             portgemm.gemm(masked, ones(3, 3), device=any_device)
 
 
+def test_sycl_usm_arrays_raise_type_error_saying_bring_them_to_numpy(any_device):
+    """dpctl's usm_ndarray and dpnp arrays (told by their __sycl_usm_array_interface__)
+    became object arrays: "a has dtype object; supported dtypes are ..."."""
+    class UsmArray:  # as dpctl.tensor.usm_ndarray looks to numpy without dpctl
+        __sycl_usm_array_interface__ = {"shape": (2, 2), "typestr": "<f4"}
+
+    with pytest.raises(TypeError, match="numpy first"):
+        portgemm.gemm(UsmArray(), ones(2, 2), device=any_device)
+
+
 def test_a_matrix_subclass_gives_a_plain_array_of_the_product(any_device):
     """As documented (README): numpy's matmul keeps np.matrix, portgemm's gives ndarray."""
     a = np.matrix(np.arange(6, dtype=F32).reshape(2, 3))
@@ -154,3 +164,22 @@ def test_no_matching_device_lists_devices_present():
     with pytest.raises(portgemm.DeviceNotFoundError, match="devices present") as info:
         portgemm.select_device("opencl:accelerator:7")
     assert isinstance(info.value, LookupError)
+
+
+@pytest.mark.parametrize("backend", ["opencl", "host"])
+@pytest.mark.parametrize("poison", ["x", [1.0], 1 + 2j, True])
+def test_poison_that_is_no_real_number_is_refused(any_device, backend, poison):
+    """One check for every backend: dpex raised a RuntimeError for a string, and a list
+    or a complex number was taken silently."""
+    with pytest.raises(portgemm.ParameterError, match="poison must be a real number"):
+        portgemm.gemm(ones(2, 2), ones(2, 2), poison=poison, backend=backend,
+                      device=any_device if backend == "opencl" else None)
+
+
+def test_host_backend_writes_a_device_array_out(any_device):
+    """np.copyto refused a pyopencl array ("argument 1 must be numpy.ndarray")."""
+    a = np.arange(6, dtype=F32).reshape(2, 3)
+    out = portgemm.to_device(np.zeros((2, 2), F32), device=any_device)
+    result = portgemm.gemm(a, a.T, backend="host", out=out)
+    assert result.c is out
+    np.testing.assert_array_equal(portgemm.to_host(out), a @ a.T)

@@ -1,5 +1,7 @@
 """Selector logic on fabricated device lists (no OpenCL needed)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,15 @@ def test_get_devices_takes_no_selector():
 
 def test_device_object_passes_through():
     assert select_device(ARC, ALL) is ARC
+
+
+def test_a_dpex_device_is_refused_by_name():
+    """A dpex Device (its handle a dpctl.SyclDevice) was returned as it is and failed in
+    pyopencl with "std::bad_cast"."""
+    sycl_handle = type("SyclDevice", (), {"__module__": "dpctl._sycl_device"})()
+    sycl = dataclasses.replace(INTEL, handle=sycl_handle)
+    with pytest.raises(portgemm.ParameterError, match="dpex backend's SYCL device"):
+        select_device(sycl, ALL)
 
 
 @pytest.mark.parametrize("spec", ["opencl:gpu:2", "level_zero:gpu:0", "amd", "cpu:gpu",

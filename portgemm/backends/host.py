@@ -18,6 +18,7 @@ import numpy as np
 
 from ..caches import memoize
 from ..errors import ParameterError
+from ..memory import copy_into
 from ..operands import host_arrays_only
 from ..parallel import default_num_threads
 from ..result import GemmResult
@@ -150,9 +151,8 @@ class HostBackend:
         impl, params = resolved.impl, resolved.params
         start = time.perf_counter()
         c = impl.function(a, b, **impl.fixed, **params)
-        if out is not None:
-            np.copyto(out, c)
-            c = out
+        if out is not None:  # numpy's or a pyopencl array
+            c = copy_into(out, c, wait=True)
         ms = (time.perf_counter() - start) * 1e3
         shown = {k: v for k, v in params.items() if v is not None}
         if impl.function is gemm_threads:

@@ -26,7 +26,7 @@ import os
 from typing import Callable, Sequence, Union
 
 from ..caches import memoize
-from ..errors import DeviceNotFoundError
+from ..errors import DeviceNotFoundError, ParameterError
 from .device import DEVICE_TYPES, Device, get_devices
 
 FILTER_BACKENDS = ("opencl",)  # the backend field of the filter strings this module reads
@@ -45,6 +45,10 @@ def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = No
     """Pick one device; raise :class:`DeviceNotFoundError` (a LookupError) when none
     matches, TypeError when ``spec`` is none of the kinds a spec can be."""
     if isinstance(spec, Device):
+        if is_sycl_device(spec):  # its handle is no pyopencl.Device (std::bad_cast later)
+            raise ParameterError(f"{spec.description} is the dpex backend's SYCL device; "
+                                 f"the OpenCL backend takes its own: a selector string "
+                                 f"('intel', 'opencl:cpu', ...) or one of get_devices()")
         return spec
     check_spec_type(spec)
     origin = ""
@@ -159,10 +163,18 @@ def _parse_filter(parts: list[str]):
     return fields["backend"], fields["type"], fields["index"]
 
 
-def _selected_again(filter_string: str, name: str) -> Device:
-    """The device of ``filter_string`` in this process (an unpickled Device); a
-    DeviceNotFoundError where it is another device here."""
-    device = select_device(filter_string)
+def is_sycl_device(device: Device) -> bool:
+    """Whether ``device`` is the dpex backend's (its handle a dpctl.SyclDevice), told
+    without importing dpctl."""
+    return type(device.handle).__module__.split(".")[0] == "dpctl"
+
+
+def _selected_again(filter_string: str, name: str, backend: str = "opencl") -> Device:
+    """The device of ``filter_string`` on ``backend`` in this process (an unpickled
+    Device); a DeviceNotFoundError where it is another device here."""
+    from ..backends import get_backend
+
+    device = get_backend(backend).device(filter_string)
     if device.name != name:
         raise DeviceNotFoundError(f"{filter_string} is {device.name} in this process, not "
                                   f"{name}")
@@ -170,10 +182,13 @@ def _selected_again(filter_string: str, name: str) -> Device:
 
 
 def _pickled_device(device: Device):
-    """An OpenCL Device pickles as the way to select it again: its driver handle is its
-    process's own (pickling failed: "cannot pickle 'Device' object"), so a device sent to
-    a spawned worker is the one of its filter string there, checked by name. Any other
-    (a described one, dpex's) pickles as it is."""
+    """An OpenCL or dpex Device pickles as the way to select it again: its driver handle
+    is its process's own (pickling failed: "cannot pickle 'Device' object", dpctl's "no
+    default __reduce__"), so a device sent to a spawned worker is the one of its filter
+    string there, on its backend, checked by name. A described one (no handle) pickles
+    as it is."""
+    if is_sycl_device(device):
+        return _selected_again, (device.filter_string, device.name, "dpex")
     import pyopencl as cl
 
     if not isinstance(device.handle, cl.Device):
