@@ -248,3 +248,13 @@ def test_rows_whose_reference_was_disturbed_are_marked(any_device, tmp_path, mon
     assert record["ref_spread"] == pytest.approx(10.0)
     printed = capsys.readouterr().out
     assert "(disturbed)" in printed and "not to be trusted" in printed
+
+
+def test_the_footer_says_what_each_backends_kernel_ms_is(any_device, capsys):
+    """The footer said "OpenCL event time" of host rows (the call's own time) and of dpex
+    rows (SYCL events)."""
+    assert main(["--device", f"{any_device.filter_string},host", "--variant",
+                 "naive,serial-ikj", "--sizes", "16", "--reps", "1", "--no-progress", "--no-clblast"]) == 0
+    footer = next(line for line in capsys.readouterr().out.splitlines()
+                  if line.startswith("kernel ms:"))
+    assert "OpenCL event time" in footer and "the call's own time (host)" in footer

@@ -50,7 +50,8 @@ class Backend(Protocol):
     """What every backend provides. One may also provide ``run_stack(resolved, a, b, *,
     out=None, poison=None, wait=True)``: C[i] = A[i] @ B[i] over stacks (1 or S matrices
     a side; numpy, or the backend's device arrays) in one launch, or None where it cannot
-    (then each product runs alone)."""
+    (then each product runs alone); and ``result_type``, the GemmResult subclass its calls
+    return, which an empty product (no call) then returns too."""
 
     name: str
 

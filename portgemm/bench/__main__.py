@@ -274,6 +274,16 @@ def exit_status(records: list[BenchRecord]) -> tuple[int, str]:
     return 0, ""
 
 
+def kernel_time_words(records) -> str:
+    """What the kernel ms column holds for the rows' backends (their labels say which)."""
+    def words(label: str) -> str:
+        if label.startswith("dpex:"):
+            return "SYCL event time (dpex)"
+        return "the call's own time (host)" if label == "host" else "OpenCL event time"
+
+    return "; ".join(dict.fromkeys(words(r.filter_string) for r in records)) or "OpenCL event time"
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     records, interrupted = [], False
@@ -292,7 +302,8 @@ def main(argv=None) -> int:
         for filter_string, name in names.items():
             print(f"{filter_string}: {name}")
         print(table(records))
-        print("kernel ms: OpenCL event time, median; wall ms: whole call with transfers, "
+        print(f"kernel ms: {kernel_time_words(records)}, median; wall ms: whole call with "
+              "transfers, "
               "median; GFLOPS from kernel ms; reference timed in this run (numpy, for a CPU "
               "device: between that row's runs)"
               + ("; CLBlast: pyclblast on the same device, whole call (helper kernels "
