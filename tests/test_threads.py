@@ -400,6 +400,42 @@ def test_gemm_bad_arguments():
         gemm_threads(a.astype(np.int32), a)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("schedule", ["static", "dynamic"])
+@pytest.mark.parametrize("partition", ["rows", "collapse", "atomic"])
+def test_the_ikj_body_runs_the_plain_loop_without_packing(partition, schedule, dtype,
+                                                          monkeypatch):
+    """body="ikj" (seed 002's OpenMP loop): the i-k-j loop on A and B as they are, right
+    on ragged blocks, with nothing packed."""
+    import portgemm.backends.threads as threads
+
+    def no_packing(*args):
+        raise AssertionError("body='ikj' packed B")
+
+    monkeypatch.setattr(threads, "_pack_panels", no_packing)
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((37, 29)).astype(dtype)
+    b = rng.standard_normal((29, 41)).astype(dtype)
+    check_gemm(a, b, partition=partition, schedule=schedule, num_threads=3, block=8,
+               body="ikj")
+
+
+def test_body_is_checked_like_the_other_parameters():
+    import portgemm
+
+    a = np.ones((4, 4))
+    with pytest.raises(ValueError, match="tile, ikj"):
+        gemm_threads(a, a, body="fast")
+    with pytest.raises(ValueError, match="numpy"):
+        gemm_threads(a, a, partition="numpy", body="ikj")
+    with pytest.raises(ValueError, match="body"):  # an empty product's too
+        portgemm.matmul(np.ones((0, 3)), np.ones((3, 2)), backend="host",
+                        variant="threads-collapse", params={"body": "fast"})
+    r = portgemm.gemm(a, a, backend="host", variant="threads-collapse",
+                      params={"body": "ikj"})
+    assert r.params["body"] == "ikj" and np.array_equal(r.c, a @ a)
+
+
 @pytest.mark.parametrize("m", [0, 2])
 @pytest.mark.parametrize("params, says", [
     ({"num_threads": 0}, "num_threads"), ({"schedule": "bogus"}, "schedule"),

@@ -377,7 +377,7 @@ a = np.ones((9, 9), np.float32)
 for variant in ("serial-ikj", "threads-rows"):
     assert (portgemm.matmul(a, a, backend="host", variant=variant) == 9).all()
 print(portgemm.__file__)
-print(sum(serial._ikj_update.stats.cache_hits.values()))
+print(sum(serial.ikj_update.stats.cache_hits.values()))
 """
 
 

@@ -4,7 +4,7 @@ variants that ``matmul(..., backend="host")`` and the bench run beside the OpenC
 Variant names: ``serial-<algorithm>`` for each of :data:`serial.SERIAL_ALGORITHMS`
 (ijk, ikj, unroll4, blocked, divide_conquer, strassen) and ``threads-<partition>`` for
 each threaded partition (rows, collapse, atomic, numpy). Parameters are the functions'
-keywords (block, cutoff; schedule, chunk, num_threads).
+keywords (block, cutoff; schedule, chunk, num_threads, block, body).
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def _host_variants() -> dict[str, HostVariant]:
     found = {f"serial-{name}": HostVariant(f"serial-{name}", fn, dict(defaults),
                                            check=check_serial)
              for name, (fn, defaults) in SERIAL_ALGORITHMS.items()}
-    threaded = {"schedule": "static", "chunk": None, "num_threads": None, "block": 64}
+    threaded = {"schedule": "static", "chunk": None, "num_threads": None, "block": 64,
+                "body": "tile"}
     for partition in PARTITIONS:
         found[f"threads-{partition}"] = HostVariant(
             f"threads-{partition}", gemm_threads, threaded, {"partition": partition},

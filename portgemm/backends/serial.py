@@ -33,6 +33,7 @@ __all__ = [
     "gemm_ikj",
     "gemm_strassen",
     "gemm_unroll4",
+    "ikj_update",
 ]
 
 # fastmath lets LLVM reassociate sums, which is what vectorises the reductions.
@@ -80,7 +81,7 @@ def _ijk(a, b, c):
 
 
 @jit_kernel
-def _ikj_update(a, b, c, i0, i1, k0, k1, j0, j1):
+def ikj_update(a, b, c, i0, i1, k0, k1, j0, j1):
     """c[i0:i1, j0:j1] += a[i0:i1, k0:k1] @ b[k0:k1, j0:j1] in i-k-j order.
 
     The innermost loop runs along rows of B and C, so it is unit-stride and
@@ -134,7 +135,7 @@ def _blocked(a, b, c, block):
         for k0 in range(0, k_len, block):
             k1 = min(k_len, k0 + block)
             for j0 in range(0, n, block):
-                _ikj_update(a, b, c, i0, i1, k0, k1, j0, min(n, j0 + block))
+                ikj_update(a, b, c, i0, i1, k0, k1, j0, min(n, j0 + block))
 
 
 # ------------------------------------------------------------------------ algorithms
@@ -152,7 +153,7 @@ def gemm_ikj(a, b) -> np.ndarray:
     """Reordered triple loop, i-k-j order (unit-stride inner loop)."""
     a, b = contiguous_operands(a, b)
     c = _result(a, b)
-    _ikj_update(a, b, c, 0, a.shape[0], 0, a.shape[1], 0, b.shape[1])
+    ikj_update(a, b, c, 0, a.shape[0], 0, a.shape[1], 0, b.shape[1])
     return c
 
 
@@ -189,7 +190,7 @@ def gemm_divide_conquer(a, b, cutoff: int = 64) -> np.ndarray:
         sizes = (i1 - i0, k1 - k0, j1 - j0)
         largest = max(sizes)
         if largest <= cutoff:
-            _ikj_update(a, b, c, i0, i1, k0, k1, j0, j1)
+            ikj_update(a, b, c, i0, i1, k0, k1, j0, j1)
         elif sizes[0] == largest:
             mid = i0 + sizes[0] // 2
             solve(i0, mid, k0, k1, j0, j1)

@@ -19,11 +19,14 @@ from ..errors import ParameterError
 from ..parallel import is_int, resolve_loop
 from .jit import prefer_wide_vectors
 from .microkernel import MR, NV, lanes, tile_update
-from .serial import contiguous_operands, jit_kernel
+from .serial import ikj_update, contiguous_operands, jit_kernel
 
-__all__ = ["PARTITIONS", "check_params", "gemm_threads"]
+__all__ = ["BODIES", "PARTITIONS", "check_params", "gemm_threads"]
 
 PARTITIONS = ("rows", "collapse", "atomic", "numpy")
+# what one piece of the loop runs: "tile", packed B and the register tile (fast);
+# "ikj", the plain i-k-j loop straight on A, B and C (seed 002's OpenMP body)
+BODIES = ("tile", "ikj")
 _MOVED = ("SCHEDULES", "parallel_for", "parse_schedule", "runtime_schedule",
           "schedule_pieces", "default_num_threads")
 
@@ -115,12 +118,17 @@ def _accumulate_rows(a, bp, c, i0, i1, k0, k1):
 
 def check_params(*, partition: str = "rows", schedule: str = "static",
                  chunk: int | None = None, num_threads: int | None = None,
-                 block: int = 64) -> dict:
+                 block: int = 64, body: str = "tile") -> dict:
     """ParameterError for a bad :func:`gemm_threads` keyword (before any allocation or
     packing; the host backend checks a call's parameters with it too, an empty one's
     included); returns ``parallel_for``'s loop keywords, resolved."""
     if partition not in PARTITIONS:
         raise ParameterError(f"unknown partition {partition!r}; valid: {', '.join(PARTITIONS)}")
+    if body not in BODIES:
+        raise ParameterError(f"unknown body {body!r}; valid: {', '.join(BODIES)}")
+    if partition == "numpy" and body != "tile":
+        raise ParameterError("the numpy partition runs numpy's matmul; body does not "
+                             "apply to it")
     if not is_int(block) or block < 1:
         raise ParameterError(f"block must be an integer >= 1, got {block!r}")
     _, schedule, chunk, num_threads = resolve_loop(0, schedule, chunk, num_threads)
@@ -129,7 +137,7 @@ def check_params(*, partition: str = "rows", schedule: str = "static",
 
 def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
                  chunk: int | None = None, num_threads: int | None = None,
-                 block: int = 64) -> np.ndarray:
+                 block: int = 64, body: str = "tile") -> np.ndarray:
     """C = A @ B on host threads via :func:`parallel_for`; float32 or float64.
 
     The loop index is a block of ``block`` rows of C (``partition="rows"`` and
@@ -151,12 +159,15 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
         the GIL). numpy's BLAS may be multi-threaded itself, so this can
         oversubscribe the cores; set its own thread count for a fair test.
 
-    The other partitions first pack B into column panels (in parallel, static) and run
-    the numba kernels around the register tile of :mod:`.microkernel`, which release
-    the GIL.
+    body (rows, collapse and atomic; numba kernels that release the GIL):
+      * ``"tile"``: B is first packed into column panels (in parallel, static) and each
+        piece runs the register tile of :mod:`.microkernel` on them.
+      * ``"ikj"``: each piece runs the plain i-k-j loop on A, B and C as they are
+        (serial-ikj's range kernel), nothing packed: the loop body of seed 002's OpenMP
+        program, ``C[i][j] += A[i][k] * B[k][j]`` over j.
     """
     loop = check_params(partition=partition, schedule=schedule, chunk=chunk,
-                        num_threads=num_threads, block=block)
+                        num_threads=num_threads, block=block, body=body)
     a, b = contiguous_operands(a, b)
     num_threads = loop["num_threads"]
     m, k_len = a.shape
@@ -176,12 +187,20 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
         parallel.parallel_for(row_blocks, in_callers_errstate(numpy_rows), **loop)
         return c
 
-    packed_b = _pack_panels(b, num_threads)
+    if body == "ikj":
+        def update(c, r0, r1, k0, k1):
+            ikj_update(a, b, c, r0, r1, k0, k1, 0, n)
+    else:
+        packed_b = _pack_panels(b, num_threads)
+
+        def update(c, r0, r1, k0, k1):
+            _accumulate_rows(a, packed_b, c, r0, r1, k0, k1)
+
     if partition == "rows":
         c = np.zeros((m, n), dtype=a.dtype)
 
         def row_range(start, stop):
-            _accumulate_rows(a, packed_b, c, *rows_of(start, stop), 0, k_len)
+            update(c, *rows_of(start, stop), 0, k_len)
 
         parallel.parallel_for(row_blocks, row_range, **loop)
         return c
@@ -201,7 +220,7 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
         def locked_update(start, stop):
             for (r0, r1), (k0, k1) in pairs(start, stop):
                 with row_locks[r0 // block]:
-                    _accumulate_rows(a, packed_b, c, r0, r1, k0, k1)
+                    update(c, r0, r1, k0, k1)
 
         parallel.parallel_for(row_blocks * k_blocks, locked_update, **loop)
         return c
@@ -217,7 +236,7 @@ def gemm_threads(a, b, *, partition: str = "rows", schedule: str = "static",
                 private[me] = np.zeros((m, n), dtype=a.dtype)
             mine = private[me]
         for (r0, r1), (k0, k1) in pairs(start, stop):
-            _accumulate_rows(a, packed_b, mine, r0, r1, k0, k1)
+            update(mine, r0, r1, k0, k1)
 
     parallel.parallel_for(row_blocks * k_blocks, private_update, **loop)
     partials = list(private.values())
