@@ -118,6 +118,19 @@ def test_every_partition_on_awkward_shapes(tmp_path, ranks, options):
 
 
 @needs_mpi
+def test_no_one_rank_skips_the_baseline_and_leaves_efficiency_empty(tmp_path):
+    """--no-one-rank (the experiments' jobs of a slow local product): no one-rank product
+    is timed, so neither it nor the efficiency from it is recorded."""
+    done, data = run_cli(2, tmp_path, "--partition", "p2p,rows", "--sizes", "9x5x7",
+                         "--backend", "host", "--variant", "serial-ijk", "--dtype", "float64",
+                         "--no-one-rank")
+    assert_all_right(done, data, 2, ("p2p", "rows"), "9x5x7")
+    assert all(r["one_rank_ms"] is None and r["efficiency"] is None for r in data["records"])
+    assert all(r["dtype"] == "float64" and r["variant"] == "serial-ijk"
+               for r in data["records"])
+
+
+@needs_mpi
 def test_summa_and_splitk_from_the_root_in_float64(tmp_path):
     sizes = "1x1x1,5x9x3,2x2x7"
     done, data = run_cli(4, tmp_path, "--partition", "summa,splitk", "--operands", "root",

@@ -64,6 +64,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "($PORTGEMM_MPI_ROUTE=mpi for that route everywhere); C is "
                         "downloaded after the timed calls for the check. OpenCL backend "
                         "only")
+    p.add_argument("--no-one-rank", action="store_true",
+                   help="do not time rank 0's product of the whole problem before each "
+                        "call (the efficiency baseline): with a slow local product the "
+                        "job takes half as long; one_rank_ms and efficiency stay empty")
     p.add_argument("--panel", type=int, default=None, help="SUMMA's widest K step")
     p.add_argument("--no-overlap", action="store_true",
                    help="SUMMA: do not fetch the next panels while computing")
@@ -127,7 +131,8 @@ def _compare(comm: Any, args: argparse.Namespace) -> int:
                   else [p.strip() for p in args.partition.split(",")])
     local = LocalOptions(args.backend, args.device, args.variant, args.params)
     settings = Settings(local, args.reps, args.dtype, args.operands, args.panel,
-                        not args.no_overlap, resident=args.resident)
+                        not args.no_overlap, resident=args.resident,
+                        one_rank=not args.no_one_rank)
     setup = _agree_on_setup(comm, partitions, local, args.dtype, args.resident)
     link = calibrate(comm)
     comparison = Comparison(comm, settings, setup, link)

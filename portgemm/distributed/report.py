@@ -56,6 +56,8 @@ class Settings:
     overlap: bool = True
     seed: int = 12
     resident: bool = False  # rows, 2d, summa, splitk from blocks kept on each device
+    one_rank: bool = True   # time the one-rank baseline before each call (a slow local
+    # product's job takes half as long without it; efficiency is then left empty)
 
 
 def make_operands(m: int, n: int, k: int, dtype: str, seed: int):
@@ -121,7 +123,7 @@ class Comparison:
         if self.rank == 0 or needs_all:
             a, b = make_operands(m, n, k, self.s.dtype, self.s.seed)
         self.whole = {False: (a, b)}  # the one-rank product's operands: host, device
-        if self.rank == 0:
+        if self.rank == 0 and self.s.one_rank:
             timed_product(a, b, self.setup)  # warm-up of the one-rank product
             if any(self._resident(p) for p in partitions):  # uploaded once, not timed
                 self.whole[True] = (upload_block(a, self.setup.device),
@@ -144,7 +146,7 @@ class Comparison:
         """Rank 0's product of the whole problem (on the device, with operands resident
         there, for a resident case); the others wait, yielding the cores."""
         ms = (timed_product(*self.whole[self._resident(partition)], self.setup)[1]
-              if self.rank == 0 else None)
+              if self.rank == 0 and self.s.one_rank else None)
         self.transport.barrier()
         return ms
 
@@ -185,7 +187,8 @@ class Comparison:
         c = self._whole_c(calls[-1][0])
         if self.rank == 0:
             self.records.append(self._record(partition, shape, a, b, c, calls,
-                                             statistics.median(one_rank)))
+                                             statistics.median(one_rank)
+                                             if self.s.one_rank else None))
 
     def _whole_c(self, result) -> np.ndarray | None:
         """C on rank 0 for the check, after the timed calls: a device C is downloaded,
