@@ -353,14 +353,90 @@ def test_mpi_points_keep_the_jobs_split_and_command(tmp_path):
         assert r.status == "ok" and r.place == "mpi" and r.relerr <= r.tolerance
         assert r.time_ms == r.wall_ms > 0 and r.reps == 1
         assert r.extra["comm_ms"] + r.extra["compute_ms"] == pytest.approx(r.time_ms)
+        # the report's local product: the naive loop on doubles, one core a rank
         assert r.extra["job"] == (f"mpiexec -n {r.x} python -m portgemm.distributed "
-                                  "--partition p2p,rows,2d --sizes 64x64x64 --reps 1")
-        assert r.device  # the ranks' devices, from the job
+                                  "--partition p2p,rows,2d --sizes 64x64x64 --reps 1 "
+                                  "--no-one-rank --backend host --variant serial-ijk "
+                                  "--dtype float64")
+        assert r.dtype == "float64" and r.device == "host"
+        assert 0 < r.extra["efficiency_pct"] <= 100 or r.x > 1
     md = (tmp_path / "002-mpi.md").read_text()
     header = next(line for line in md.splitlines() if line.startswith("| panel"))
     columns = [cell.strip() for cell in header.strip("|").split("|")]
     assert columns[columns.index("GFLOPS") + 1:][:3] == ["comm ms", "compute ms", "eff %"]
     assert "slowest rank" in md  # what the time is, in the experiment's words
+
+
+def test_mpi_efficiency_is_the_one_process_jobs_compute_over_p_walls():
+    """eff % = the P = 1 job's compute / (P x wall), never a product timed apart (which
+    ran slower than the same product in the call: 101-118% at P = 1)."""
+    from portgemm.experiments import mpijob
+    from portgemm.experiments.measure import Places
+
+    run, places = mpijob.runner(["rows"]), Places()
+    one, two = (Point("rows", p, "rows", (8, 8, 8), {"ranks": p, "reps": 1}, on="mpi")
+                for p in (1, 2))
+    for point, total, compute in ((one, 10.0, 8.0), (two, 6.0, 3.0)):
+        places.store[mpijob._key(point, point.params["ranks"])] = {"rows": {
+            "total_ms": total, "compute_ms": compute, "relerr": 0.0, "tolerance": 1.0,
+            "reps": 1, "devices": ["host"], "job": "mpiexec ..."}}
+    assert run(one, places).extra["efficiency_pct"] == pytest.approx(80.0)
+    assert run(two, places).extra["efficiency_pct"] == pytest.approx(100 * 8 / (2 * 6))
+    assert mpijob.calls(["rows"])(two, places) == 0  # its job ran: nothing more to spend
+
+
+def test_a_job_point_is_predicted_for_all_the_calls_of_its_job(tmp_path, monkeypatch):
+    """A self-contained place's point costs its job's calls: 0.1 s a call at 64^3
+    predicts 0.8 s a call at 128^3, within a 2 s budget, but 10 calls are not."""
+    from portgemm.experiments.measure import Timing, register_place
+
+    def run(point, places, a=None, b=None, poison=None):
+        return Timing(None, 100.0, 100.0, relerr=0.0, tolerance=1.0, reps=1)
+
+    monkeypatch.setattr(measure, "RUNNERS", dict(measure.RUNNERS))
+    monkeypatch.setattr(measure, "SELF_CONTAINED", set(measure.SELF_CONTAINED))
+    monkeypatch.setattr(measure, "JOB_CALLS", dict(measure.JOB_CALLS))
+    register_place("fake-job", run, self_contained=True, calls=lambda point, places: 10)
+
+    def points(mode):
+        return [Point("job", n, "p2p", (n, n, n), on="fake-job") for n in (64, 128)]
+
+    experiment = Experiment("999-job", "test", "test", "wall", points, PlotSpec(),
+                            reading="test")
+    small, large = run_experiment(experiment, mode="tiny", out=tmp_path, budget_s=2.0,
+                                  progress=False).records
+    assert small.status == "ok"
+    assert large.status == "skipped" and "10 calls in its job" in large.reason
+    assert large.predicted_s == pytest.approx(8.0)
+
+
+def test_report_002s_host_and_mpi_experiments_run_its_code_in_double():
+    """Its serial, OpenMP and MPI code multiplies doubles; its OpenMP body is the plain
+    i-k-j loop; its restrict has no counterpart (numba does not assume it either); a
+    recursive rung recurses at every size."""
+    for name in ("002-serial-ladder", "002-omp-chunk", "002-omp-threads", "002-mpi"):
+        assert get(name).dtype == "float64", name
+    assert get("002-device-ladder").dtype == "float32"  # its CUDA kernels take float
+    for name in ("002-omp-chunk", "002-omp-threads"):
+        points = get(name).plan(MODES["quick"])
+        assert all(p.variant == "threads-collapse" and p.params["body"] == "ikj"
+                   for p in points)
+    ladder = get("002-serial-ladder").plan(MODES["quick"])
+    restrict = next(p for p in ladder if p.x == "restrict")
+    assert restrict.unavailable and "distinct" not in restrict.unavailable
+    assert all(p.params["cutoff"] < p.size[0] for p in ladder if "cutoff" in p.params)
+
+
+def test_an_experiments_dtype_reaches_its_operands_and_records(tmp_path):
+    def points(mode):
+        return [Point("ikj", 64, "serial-ikj", (64, 64, 64), on="host")]
+
+    experiment = Experiment("999-double", "test", "test", "wall", points, PlotSpec(),
+                            reading="test", dtype="float64")
+    (record,) = run_experiment(experiment, mode="tiny", out=tmp_path, progress=False).records
+    assert record.status == "ok" and record.dtype == "float64"
+    # float64's tolerance, which a float32 product would not meet
+    assert record.tolerance < 1e-12 and record.relerr <= record.tolerance
 
 
 def test_a_failing_mpi_job_marks_its_points_failed_and_keeps_them(tmp_path):

@@ -25,8 +25,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     run.add_argument("--device", default=None,
                      help="where device kernels run: an OpenCL selector ('gpu', "
                           "'opencl:cpu:1', ...; default: the default device). Host "
-                          "experiments run on the host whatever it says; an MPI job "
-                          "gives it to each rank")
+                          "experiments run on the host whatever it says; so does 002-mpi "
+                          "(its ranks run host code, as the report's)")
     run.add_argument("--quick", action="store_true",
                      help="smaller sizes and a 10 s point budget: at most ~2 minutes an "
                           "experiment on a 2-core CPU")

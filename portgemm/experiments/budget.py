@@ -20,17 +20,20 @@ RULE = f"""\
 A point is skipped, and kept in the JSON, the table and the plot with the reason, when
 
 1. portgemm has no counterpart for it (e.g. C's `restrict`);
-2. it does not fit: its float32 operands are larger than the device's memory, or its
-   float64 check (A, B and C in float64) would take over {HOST_MEMORY_SHARE:.0%} of the
-   host's memory;
-3. its predicted time for one call exceeds the point budget (full run:
+2. it does not fit: its operands (in the experiment's dtype) are larger than the
+   device's memory, or its float64 check (A, B and C in float64) would take over
+   {HOST_MEMORY_SHARE:.0%} of the host's memory;
+3. its predicted time exceeds the point budget (full run:
    {_FULL.point_budget_s:g} s, `--quick`: {_QUICK.point_budget_s:g} s; `--budget SECONDS` sets
    another). The prediction scales the time of the same configuration (place, variant
    and parameters) at a smaller size by the ratio of flops: the experiment's own earlier
    point when there is one, else probes of that configuration at {PROBE_START},
    {2 * PROBE_START}, ... (at most a quarter of the point's size, none predicted over
    {PROBE_CAP_S:g} s). A point of at most {SMALL_FLOPS / 1e9:g} GFLOP is not predicted: even
-   at 0.5 GFLOPS it takes {SMALL_FLOPS / 0.5e9:g} s;
+   at 0.5 GFLOPS it takes {SMALL_FLOPS / 0.5e9:g} s. The time predicted is one call's,
+   except for a point measured by a job (an MPI job, which warms up and repeats every
+   partition in one run): there it is the job's calls, predicted from the point's own
+   earlier time, and the job's other points cost nothing more;
 4. the experiment's time limit is spent (`--quick`: {_QUICK.total_budget_s:g} s, which with
    rule 3 keeps a quick experiment within about two minutes; a full run has none unless
    `--time-limit SECONDS` sets one).
@@ -88,14 +91,18 @@ class Budget:
         m, n, k = size
         self.seen.setdefault(key, []).append((2.0 * m * n * k, seconds, size))
 
-    def predict(self, key: Hashable, flops: float) -> tuple[float, str] | None:
-        """(seconds, basis) from the largest measurement of ``key`` not above ``flops``."""
+    def predict(self, key: Hashable, flops: float,
+                calls: int = 1) -> tuple[float, str] | None:
+        """(seconds, basis) of ``calls`` calls of ``flops`` each, from the largest
+        measurement of ``key`` not above ``flops``."""
         below = [s for s in self.seen.get(key, ()) if s[0] <= flops]
         if not below:
             return None
         done_flops, seconds, size = max(below)
         basis = f"{seconds:.3g} s at {'x'.join(map(str, size))}"
-        return seconds * flops / done_flops, basis
+        if calls != 1:
+            basis += f", {calls} calls in its job"
+        return seconds * flops / done_flops * calls, basis
 
     def over_point(self, predicted: tuple[float, str] | None) -> str:
         if predicted is None or predicted[0] <= self.point_s:

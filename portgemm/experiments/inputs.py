@@ -21,12 +21,12 @@ from ..verify import reference as float64_product
 SEED = 2026  # the same operands in every run, so reruns compare like with like
 
 
-def _uniform(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _uniform(m: int, n: int, k: int, dtype: str) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(SEED)
-    return (rng.random((m, k), dtype=np.float32), rng.random((k, n), dtype=np.float32))
+    return rng.random((m, k), dtype=dtype), rng.random((k, n), dtype=dtype)
 
 
-def _lab004(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _lab004(m: int, n: int, k: int, dtype: str) -> tuple[np.ndarray, np.ndarray]:
     def grid(rows, cols):
         i = np.arange(rows, dtype=np.float64)[:, None]
         j = np.arange(cols, dtype=np.float64)[None, :]
@@ -36,13 +36,13 @@ def _lab004(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     a = (i - 0.1 * j + 1) / (i + j + 1)
     i, j = grid(k, n)
     b = (j - 0.2 * i + 1) * (i + j + 1) / (i * i + j * j + 1)
-    return a.astype(np.float32), b.astype(np.float32)
+    return a.astype(dtype), b.astype(dtype)
 
 
-def _paper001(m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _paper001(m: int, n: int, k: int, dtype: str) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(SEED)
-    a = rng.random((m, k), dtype=np.float32)
-    bt = rng.random((n, k), dtype=np.float32)  # B's columns as rows: B = bt.T, no copy
+    a = rng.random((m, k), dtype=dtype)
+    bt = rng.random((n, k), dtype=dtype)  # B's columns as rows: B = bt.T, no copy
     for x in (a, bt):  # in place: at the paper's K an operand is gigabytes
         x *= 2
         x -= 1
@@ -53,15 +53,16 @@ GENERATORS = {"uniform": _uniform, "004": _lab004, "001": _paper001}
 
 
 @memoize(maxsize=2)
-def operands(kind: str, size: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """(A, B) in float32 for a point of size (M, N, K)."""
+def operands(kind: str, size: tuple[int, int, int],
+             dtype: str = "float32") -> tuple[np.ndarray, np.ndarray]:
+    """(A, B) in ``dtype`` (the experiment's) for a point of size (M, N, K)."""
     m, n, k = size
     # Shared by every point of the size; left writable, since numba compiles a separate
     # (uncached) specialisation for read-only arrays, which the first timed call would pay.
-    return GENERATORS[kind](m, n, k)
+    return GENERATORS[kind](m, n, k, dtype)
 
 
 @memoize(maxsize=1)
-def reference(kind: str, size: tuple[int, int, int]) -> np.ndarray:
+def reference(kind: str, size: tuple[int, int, int], dtype: str = "float32") -> np.ndarray:
     """A @ B in float64, computed once per size and shared by every point of that size."""
-    return float64_product(*operands(kind, size))
+    return float64_product(*operands(kind, size, dtype))

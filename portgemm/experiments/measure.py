@@ -113,17 +113,32 @@ def _run_vendor(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
 # adds its place with register_place; nothing else here changes.
 RUNNERS = {"device": _run_gemm, "host": _run_gemm, "vendor": _run_vendor}
 SELF_CONTAINED: set[str] = set()
+# a self-contained place's (point, places) -> how many calls of the point's size its
+# measurement still costs (a job: every partition's warm-up and repetitions; 0 once run)
+JOB_CALLS: dict[str, Any] = {}
 
 
-def register_place(name: str, run, *, self_contained: bool = False) -> None:
+def register_place(name: str, run, *, self_contained: bool = False, calls=None) -> None:
     """Add a place; ``self_contained``: one call of ``run`` is a whole measurement
-    (see the module's docstring), given ``a = b = None``."""
+    (see the module's docstring), given ``a = b = None``; ``calls`` (point, places) ->
+    the calls of the point's size that measurement still costs, for the budget rule
+    (default 1)."""
     RUNNERS[name] = run
     (SELF_CONTAINED.add if self_contained else SELF_CONTAINED.discard)(name)
+    if calls is None:
+        JOB_CALLS.pop(name, None)
+    else:
+        JOB_CALLS[name] = calls
 
 
 def self_contained(point: Point) -> bool:
     return point.on in SELF_CONTAINED
+
+
+def calls_left(point: Point, places: Places) -> int:
+    """The calls of the point's size its measurement costs (budget rule 3)."""
+    count = JOB_CALLS.get(point.on)
+    return 1 if count is None else count(point, places)
 
 
 def call(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
@@ -134,10 +149,11 @@ def call(point: Point, places: Places, a: np.ndarray, b: np.ndarray,
     return RUNNERS[point.on](point, places, a, b, poison)
 
 
-def _random_operands(size: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _random_operands(size: tuple[int, int, int],
+                     dtype: str = "float32") -> tuple[np.ndarray, np.ndarray]:
     m, n, k = size
     rng = np.random.default_rng(0)
-    return rng.random((m, k), dtype=np.float32), rng.random((k, n), dtype=np.float32)
+    return rng.random((m, k), dtype=dtype), rng.random((k, n), dtype=dtype)
 
 
 def _scaled(size: tuple[int, int, int], largest: int) -> tuple[int, int, int]:
@@ -145,19 +161,21 @@ def _scaled(size: tuple[int, int, int], largest: int) -> tuple[int, int, int]:
     return tuple(max(1, round(d * factor)) for d in size)
 
 
-def warm_up(point: Point, places: Places) -> None:
-    """Build (OpenCL) or compile (numba) the point's code on a small problem, so that no
-    timed call pays for it. Errors are left for the measurement to report."""
+def warm_up(point: Point, places: Places, dtype: str = "float32") -> None:
+    """Build (OpenCL) or compile (numba) the point's code on a small problem in the
+    experiment's dtype (numba compiles each dtype apart), so that no timed call pays for
+    it. Errors are left for the measurement to report."""
     try:
-        call(point, places, *_random_operands(_scaled(point.size, min(WARM_SIZE, max(point.size)))))
+        size = _scaled(point.size, min(WARM_SIZE, max(point.size)))
+        call(point, places, *_random_operands(size, dtype))
     except Exception:  # the measured call meets the same error and records it
         pass
 
 
-def probe(point: Point, places: Places, budget: Budget) -> None:
+def probe(point: Point, places: Places, budget: Budget, dtype: str = "float32") -> None:
     """Time the point's configuration at growing sizes (256, 512, ... at most a quarter
-    of the point's largest dimension), stopping before a probe predicted to take over
-    PROBE_CAP_S; each time is taught to ``budget``."""
+    of the point's largest dimension) in the experiment's dtype, stopping before a probe
+    predicted to take over PROBE_CAP_S; each time is taught to ``budget``."""
     key, largest = config_key(point), max(point.size)
     side = PROBE_START
     while side * 4 <= largest:
@@ -166,7 +184,7 @@ def probe(point: Point, places: Places, budget: Budget) -> None:
         if known is not None and known[0] > PROBE_CAP_S:
             return
         try:
-            seconds = call(point, places, *_random_operands(size)).wall_ms / 1e3
+            seconds = call(point, places, *_random_operands(size, dtype)).wall_ms / 1e3
         except Exception:  # reported by the measurement
             return
         budget.learn(key, size, seconds)

@@ -9,6 +9,12 @@ does what the measurement of other places does in this process: it warms up, rep
 stays; so the place is self-contained (measure.register_place) and hands back the
 job's relative error, not C. The job draws its own operands (uniform in [0, 1), as the
 experiments' "uniform" inputs, from another seed).
+
+A point's params say the job's local product besides ``ranks`` and ``reps``: ``backend``,
+``variant`` and ``dtype`` (:data:`LOCAL`; absent ones are the command's defaults). The
+job does not time its one-rank baseline (``--no-one-rank``): a point's parallel
+efficiency is the P = 1 job's compute time of the same partition and size over P x its
+wall time (see :func:`runner`).
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ from .spec import Point
 
 JOB_TIMEOUT_S = 600  # the job's own watchdog (--timeout); the process gets 30 s more
 # what each record keeps of the job's (docs/distributed.md names them)
-KEPT = ("comm_ms", "compute_ms", "one_rank_ms", "comm_max_ms", "model_comm_ms", "grid",
-        "operands", "check")
+KEPT = ("comm_ms", "compute_ms", "comm_max_ms", "model_comm_ms", "grid", "operands",
+        "check")
+LOCAL = ("backend", "variant", "dtype")  # the point's params passed on as --NAME
 
 
 def mpiexec() -> str:
@@ -61,11 +68,17 @@ def job_environment() -> dict[str, str]:
 
 
 def job_args(size: tuple[int, int, int], partitions: Sequence[str], reps: int,
-             device: str | None) -> list[str]:
-    """What the job is asked for (the --json and --timeout it is run with aside)."""
+             device: str | None, local: dict | None = None) -> list[str]:
+    """What the job is asked for (the --json and --timeout it is run with aside); ``local``:
+    the local product's backend, variant and dtype (see :data:`LOCAL`)."""
+    local = local or {}
     args = ["-m", "portgemm.distributed", "--partition", ",".join(partitions),
-            "--sizes", "x".join(map(str, size)), "--reps", str(reps)]
-    return args + (["--device", device] if device else [])
+            "--sizes", "x".join(map(str, size)), "--reps", str(reps), "--no-one-rank"]
+    for name in LOCAL:
+        if name in local:
+            args += [f"--{name}", str(local[name])]
+    # the host backend runs on the host whatever the experiment's --device
+    return args + (["--device", device] if device and local.get("backend") != "host" else [])
 
 
 WARNING_LINE = re.compile(r":\d+: \w*Warning: ")  # what warnings.warn prints first
@@ -100,10 +113,10 @@ def run_job(command: list[str]) -> dict[str, dict]:
 
 
 def job(ranks: int, size: tuple[int, int, int], partitions: Sequence[str], reps: int,
-        device: str | None) -> dict[str, dict] | Exception:
+        device: str | None, local: dict | None = None) -> dict[str, dict] | Exception:
     """Run one job: its records by partition, each with the command that reruns it, or
     the exception that stopped it (every point of the job shares its failure)."""
-    args = job_args(size, partitions, reps, device)
+    args = job_args(size, partitions, reps, device, local)
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "job.json"
         try:
@@ -115,15 +128,29 @@ def job(ranks: int, size: tuple[int, int, int], partitions: Sequence[str], reps:
     return {partition: {**r, "job": shown} for partition, r in records.items()}
 
 
+def _key(point: Point, ranks: int) -> tuple:
+    """The job that measures the point at ``ranks`` processes, in Places.store."""
+    local = tuple((name, point.params.get(name)) for name in LOCAL)
+    return ("mpi", ranks, point.size, point.params["reps"], local)
+
+
 def runner(partitions: Sequence[str]):
     """The place's run function for experiments whose points are these partitions
-    (Point.variant), with ``ranks`` and ``reps`` in Point.params."""
+    (Point.variant), with ``ranks`` and ``reps`` (and the local product, :data:`LOCAL`) in
+    Point.params.
+
+    efficiency_pct: the P = 1 job's compute time of the same partition and size / (P x
+    this wall time), empty where that job did not run (measured before, as the points go
+    by ranks). One job's own compute is the baseline rather than a product timed apart,
+    which ran slower than the same product inside the call (eff 101-118% at P = 1)."""
 
     def run(point: Point, places: Places, a=None, b=None, poison=None) -> Timing:
         ranks, reps = point.params["ranks"], point.params["reps"]
-        key = ("mpi", ranks, point.size, reps)
+        key = _key(point, ranks)
         if key not in places.store:
-            places.store[key] = job(ranks, point.size, partitions, reps, places.device_spec)
+            local = {name: point.params[name] for name in LOCAL if name in point.params}
+            places.store[key] = job(ranks, point.size, partitions, reps, places.device_spec,
+                                    local)
         found = places.store[key]
         if isinstance(found, Exception):
             raise found
@@ -131,11 +158,27 @@ def runner(partitions: Sequence[str]):
         if record is None:
             raise RuntimeError(f"the MPI job has no record of {point.variant!r}")
         extra = {name: record.get(name) for name in KEPT}
-        extra["efficiency_pct"] = (100 * record["efficiency"]
-                                   if record.get("efficiency") is not None else None)
+        alone = places.store.get(_key(point, 1))
+        alone = alone.get(point.variant) if isinstance(alone, dict) else None
+        baseline = alone and alone.get("compute_ms")
+        extra["baseline_ms"] = baseline
+        extra["efficiency_pct"] = (100 * baseline / (ranks * record["total_ms"])
+                                   if baseline and record["total_ms"] else None)
         extra["job"] = record["job"]
         return Timing(None, record["total_ms"], record["total_ms"], dict(point.params),
                       relerr=record["relerr"], tolerance=record["tolerance"],
                       reps=record["reps"], device=", ".join(record["devices"]), extra=extra)
 
     return run
+
+
+def calls(partitions: Sequence[str]):
+    """The place's budget count: a job not yet run costs each partition's warm-up and
+    repetitions at the point's size; its other points cost nothing more."""
+
+    def count(point: Point, places: Places) -> int:
+        if _key(point, point.params["ranks"]) in places.store:
+            return 0
+        return len(partitions) * (1 + point.params["reps"])
+
+    return count

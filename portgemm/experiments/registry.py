@@ -25,7 +25,7 @@ SEED_MODULES = (
 GROUPS = {
     "all": "every experiment",
     "device": "those that run kernels on the --device (what bench/gpu/experiments.sh runs)",
-    "host": "the others: host code, and 002-mpi, whose ranks use the --device",
+    "host": "the others: host code, and 002-mpi (mpiexec jobs of host code)",
 }
 
 

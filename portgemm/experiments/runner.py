@@ -11,11 +11,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from . import inputs, plot
 from .budget import SMALL_FLOPS, Budget, config_key, memory_problem
 from .fit import fit_model
 from .markdown import write_markdown
-from .measure import Places, measure, measure_job, probe, self_contained, warm_up
+from .measure import (Places, calls_left, measure, measure_job, probe, self_contained,
+                      warm_up)
 from .record import SKIPPED, Record, read_json, write_json
 from .spec import MODES, Experiment, Point
 
@@ -59,12 +62,15 @@ def command_line(name: str, device: str | None, mode: str, out: Path,
 def run_point(experiment: Experiment, point: Point, places: Places, budget: Budget,
               warmed: set) -> Record:
     device_name, backend = places.describe(point)
-    record = Record.for_point(experiment, point, device=device_name, backend=backend)
+    dtype = experiment.dtype
+    record = Record.for_point(experiment, point, device=device_name, backend=backend,
+                              dtype=dtype)
     if point.unavailable:
         return record.mark(SKIPPED, point.unavailable)
     # only a device point's operands go to the device (a job's ranks pick their own)
     target_device = places.device.device if point.on == "device" else None
-    reason = budget.over_total() or memory_problem(point, target_device)
+    reason = (budget.over_total()
+              or memory_problem(point, target_device, np.dtype(dtype).itemsize))
     if reason:
         return record.mark(SKIPPED, reason)
     key = config_key(point)
@@ -72,11 +78,12 @@ def run_point(experiment: Experiment, point: Point, places: Places, budget: Budg
     # its points are predicted from its earlier ones only (a probe would be a job)
     job = self_contained(point)
     if key not in warmed and not job:
-        warm_up(point, places)
+        warm_up(point, places, dtype)
         warmed.add(key)
-    predicted = budget.predict(key, point.flops)
+    calls = calls_left(point, places)
+    predicted = budget.predict(key, point.flops, calls) if calls else None
     if predicted is None and point.flops > SMALL_FLOPS and not job:
-        probe(point, places, budget)
+        probe(point, places, budget, dtype)
         predicted = budget.predict(key, point.flops)
     record.predicted_s = predicted[0] if predicted else None
     reason = budget.over_point(predicted)
@@ -85,9 +92,9 @@ def run_point(experiment: Experiment, point: Point, places: Places, budget: Budg
     if job:
         measure_job(point, record, places)
     else:
-        a, b = inputs.operands(experiment.inputs, point.size)
+        a, b = inputs.operands(experiment.inputs, point.size, dtype)
         measure(point, record, places, budget.mode, a, b,
-                inputs.reference(experiment.inputs, point.size))
+                inputs.reference(experiment.inputs, point.size, dtype))
     if record.wall_ms is not None:
         budget.learn(key, point.size, record.wall_ms / 1e3)
     return record

@@ -13,6 +13,7 @@ import os
 from .spec import Experiment, Mode, PlotSpec, Point, pick
 
 SIZES = (128, 256, 512, 1024, 2048)  # the OpenMP figure's sizes; the serial figure's too
+DTYPE = "float64"  # the report's serial and OpenMP code multiplies doubles
 
 
 def _sizes(mode: Mode) -> list[int]:
@@ -25,8 +26,7 @@ def _square(n: int) -> tuple[int, int, int]:
 
 # --- serial ladder --------------------------------------------------------------------
 
-RESTRICT = ("no counterpart: C's __restrict__ has no Python spelling, and numba already "
-            "compiles these loops knowing that A, B and C are distinct arrays")
+RESTRICT = "no counterpart: C's __restrict__ has no Python spelling"
 SERIAL_RUNGS = (("ijk", "serial-ijk", {}, ""),
                 ("ikj (reordered)", "serial-ikj", {}, ""),
                 ("unrolled x4", "serial-unroll4", {}, ""),
@@ -35,8 +35,17 @@ SERIAL_RUNGS = (("ijk", "serial-ijk", {}, ""),
                 ("Strassen", "serial-strassen", {"cutoff": 128}, ""))
 
 
+def _recursing(params: dict, n: int) -> dict:
+    """A recursive rung's cutoff, at most N / 2: at N <= its cutoff the recursion would
+    not start and the bar would be the loop kernel alone (Strassen's, the blocked loop)."""
+    if "cutoff" not in params:
+        return params
+    return {**params, "cutoff": max(1, min(params["cutoff"], n // 2))}
+
+
 def serial_points(mode: Mode) -> list[Point]:
-    return [Point(f"N={n}", rung, variant, _square(n), params, on="host", unavailable=why)
+    return [Point(f"N={n}", rung, variant, _square(n), _recursing(params, n), on="host",
+                  unavailable=why)
             for n in _sizes(mode) for rung, variant, params, why in SERIAL_RUNGS]
 
 
@@ -48,16 +57,21 @@ SERIAL_LADDER = Experiment(
     timed="wall",
     points=serial_points,
     plot=PlotSpec(kind="bars", xlabel="algorithm"),
+    dtype=DTYPE,
     reading="""
-Each rung is one of portgemm's serial host variants, single-threaded and timed as the
-call's wall time: the naive i-j-k loop (`serial-ijk`), the reordered i-k-j loop
+Each rung is one of portgemm's serial host variants, single-threaded, in double as the
+report's code, and timed as the call's wall time: the naive i-j-k loop (`serial-ijk`),
+the reordered i-k-j loop
 (`serial-ikj`), the unrolled loop (`serial-unroll4`: i-k-j with four rank-1 updates per
 sweep of a row of C; the report unrolls the i-j-k dot product into four partial sums
 instead), divide and conquer (`serial-divide_conquer`) and Strassen (`serial-strassen`).
 The report recurses down to 1 x 1; portgemm stops at 64 (divide and conquer) and 128
-(Strassen) and finishes with its loop kernels, which is what makes the recursion
-affordable in Python. The report's `__restrict__` rung has no counterpart and is shown
-as such. The figure's sizes are not given in the text; the report's OpenMP figure uses
+(Strassen), or at N / 2 where that is smaller (so at N = 128 both recurse once rather
+than not at all), and finishes with its loop kernels (i-k-j; Strassen's, the blocked
+loop), which is what makes the recursion affordable in Python. The report's
+`__restrict__` rung has no counterpart and is shown as such (nor do numba's loops assume
+distinct arrays: its `noalias` compiler flag is off and no `njit` option; LLVM checks the
+arrays for overlap at run time before its vectorised loop). The figure's sizes are not given in the text; the report's OpenMP figure uses
 128..2048, taken here too. Bars: one group per algorithm, one bar per size.
 """,
     report_says="Figure 2 only; the text says the measurements agree with its analysis: "
@@ -70,16 +84,22 @@ as such. The figure's sizes are not given in the text; the report's OpenMP figur
 # --- OpenMP: schedule x chunk, schedule x threads -------------------------------------
 
 BLOCK = 16  # one loop index = a 16-row x 16-K block pair (see OMP_READING)
+# the report's loop body (see OMP_READING), one block pair of it at a time
+OMP_PARAMS = {"block": BLOCK, "body": "ikj"}
 OMP_READING = f"""
-The report parallelises the i-k-j loop with `collapse(2)` over (i, k) under
-`schedule(runtime)`, each thread accumulating into a private C that is added into C at the
-end. That is portgemm's `threads-collapse` (host backend): the collapsed (row block,
-K block) pairs are dealt out by `parallel_for` with OpenMP's schedules, each thread keeps
-a private C, and the private Cs are summed. One loop index covers a block of
-{BLOCK} rows x {BLOCK} values of K (the report's index is a single (i, k)): a Python call
-per single index would cost more than its work. So a chunk counts blocks, and at N = 128
-there are only 64 of them. Threads are Python threads running numba code without the GIL;
-the report's `auto` maps to static in GCC and here too. Timed as the call's wall time.
+The report parallelises the i-k-j loop `C_local[i*p+j] += A[i*n+k]*B[k*p+j]` with
+`collapse(2)` over (i, k) under `schedule(runtime)`, on doubles, each thread accumulating
+into a private C that is added into C at the end. That is portgemm's `threads-collapse`
+(host backend) with `body="ikj"`: the collapsed (row block, K block) pairs are dealt out
+by `parallel_for` with OpenMP's schedules, each runs the same i-k-j loop (serial-ikj's
+kernel) on A, B and its thread's private C, and the private Cs are summed. One loop index
+covers a block of {BLOCK} rows x {BLOCK} values of K (the report's index is a single
+(i, k)): a Python call per single index would cost more than its work. So a chunk counts
+blocks, and at N = 128 there are only 64 of them. Threads are Python threads running
+numba code without the GIL; the report's `auto` maps to static in GCC and here too. Timed
+as the call's wall time. (`threads-collapse`'s default body, `tile`, packs B and runs a
+register-tile microkernel, 3-4 times faster a thread: not the report's loop, and runs
+before 2026-11-28 used it.)
 """
 
 
@@ -94,7 +114,7 @@ def _threads() -> list[int]:
 def omp_chunk_points(mode: Mode) -> list[Point]:
     chunks = pick(mode, full=(1, 4, 16, 64), quick=(1, 4, 16, 64), tiny=(1, 4))
     return [Point(f"N={n}", chunk, "threads-collapse", _square(n),
-                  {"schedule": schedule, "chunk": chunk, "block": BLOCK}, on="host",
+                  {"schedule": schedule, "chunk": chunk, **OMP_PARAMS}, on="host",
                   panel=schedule)
             for schedule in ("static", "dynamic") for n in _sizes(mode) for chunk in chunks]
 
@@ -105,6 +125,7 @@ OMP_CHUNK = Experiment(
             "N = 128..2048",
     source="report 002, section 2.3.3 (figures 21, 22)",
     timed="wall",
+    dtype=DTYPE,
     points=omp_chunk_points,
     plot=PlotSpec(kind="line", xlabel="chunk (blocks)", logx=True),
     reading=OMP_READING + "\nThreads: all the CPU's cores. One panel per schedule.\n",
@@ -115,7 +136,7 @@ OMP_CHUNK = Experiment(
 
 def omp_threads_points(mode: Mode) -> list[Point]:
     return [Point(f"N={n}", threads, "threads-collapse", _square(n),
-                  {"schedule": schedule, "num_threads": threads, "block": BLOCK}, on="host",
+                  {"schedule": schedule, "num_threads": threads, **OMP_PARAMS}, on="host",
                   panel=schedule)
             for schedule in ("static", "dynamic", "guided", "auto")
             for threads in _threads() for n in _sizes(mode)]
@@ -127,6 +148,7 @@ OMP_THREADS = Experiment(
             "N = 128..2048",
     source="report 002, section 2.3.3 (figure 23)",
     timed="wall",
+    dtype=DTYPE,
     points=omp_threads_points,
     plot=PlotSpec(kind="bars", xlabel="threads"),
     reading=OMP_READING + """

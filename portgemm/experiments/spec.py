@@ -121,6 +121,7 @@ class Experiment:
     report_says: str = ""
     seed_unit: str = "ms"        # the unit of Point.seed: "ms" or "%" (of the vendor)
     inputs: str = "uniform"      # operand generator, see inputs.py
+    dtype: str = "float32"       # of the operands and C: the report's own (002: double)
     relative_to_vendor: bool = False  # add "% of vendor" from a vendor point of each size
     per_device: bool = False
     extra_columns: tuple[tuple[str, str, str], ...] = ()
