@@ -1223,3 +1223,14 @@ def test_the_result_reports_the_parameters_that_ran(device):
     assert_close(result.c, a, b)
     ran = {key: result.params[key] for key in ("tile_y", "tile_x", "TG", "GS", "BS")}
     assert ran == {"tile_y": 3, "tile_x": 2, "TG": 1, "GS": 157, "BS": 32}
+
+
+def test_reported_parameters_run_again_bit_for_bit(device):
+    """FLAT's tile cut to a C of one column was reported as FLAT=1 with tile_x 1, which
+    resolve refuses: params=r.params failed."""
+    a, b = operands(37, 1, 17)
+    asked = {"GS": 64, "BS": 1, "ROWVEC": 1, "tile_y": 4, "tile_x": 5, "FLAT": 1}
+    first = portgemm.gemm(a, b, device=device, variant="tallskinny", params=asked)
+    assert first.params["FLAT"] == 0 and first.params["tile_x"] == 1
+    again = portgemm.gemm(a, b, device=device, variant="tallskinny", params=first.params)
+    assert np.array_equal(first.c, again.c) and again.params == first.params

@@ -188,11 +188,14 @@ class TallSkinny(Variant):
                     local_mem_bytes=self.local_mem_bytes(params, itemsize))
 
     def effective(self, m: int, n: int, k: int, params: Params) -> dict:
-        """The tile shrinks to M x N where C is smaller than it, GS to the groups K gives
+        """The tile shrinks to M x N where C is smaller than it (FLAT to 0 below its
+        columns: a row of one column is a plain row vector), GS to the groups K gives
         work to (FUSE to 0 at one group), and TG to the largest count up to it that
         divides the tiles of C (no wasted work either way)."""
         params = {**super().effective(m, n, k, params), "tile_y": min(params["tile_y"], m),
                   "tile_x": min(params["tile_x"], n)}
+        if params["FLAT"] and params["tile_x"] not in FLAT_COLUMNS:  # what resolve allows
+            params["FLAT"] = 0
         tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
         params["TG"] = max(d for d in range(1, min(params["TG"], tiles) + 1) if tiles % d == 0)
         params["GS"] = min(params["GS"], ceil(k / params["BS"]))
