@@ -154,10 +154,16 @@ def check_poison(poison) -> None:
     """ParameterError unless ``poison`` (the value C is filled with before the kernels) is
     None or a real number, for every backend alike (dpex's fill raised a RuntimeError for
     a string; a list or a complex number was taken silently)."""
-    if poison is not None and (isinstance(poison, bool)
-                               or not isinstance(poison, numbers.Real)):
-        raise ParameterError(f"poison must be a real number (NaN, say) or None, got "
-                             f"{type(poison).__name__} {poison!r}")
+    if poison is None:
+        return
+    try:  # a float, as the fill takes it (10**400 overflowed there)
+        real = (not isinstance(poison, bool) and isinstance(poison, numbers.Real)
+                and float(poison) is not None)
+    except OverflowError:
+        real = False
+    if not real:
+        raise ParameterError(f"poison must be a real number (NaN, say) that a float holds, "
+                             f"or None; got {type(poison).__name__} {poison!r}")
 
 
 def is_empty_product(a: np.ndarray, b: np.ndarray) -> bool:

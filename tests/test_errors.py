@@ -167,7 +167,7 @@ def test_no_matching_device_lists_devices_present():
 
 
 @pytest.mark.parametrize("backend", ["opencl", "host"])
-@pytest.mark.parametrize("poison", ["x", [1.0], 1 + 2j, True])
+@pytest.mark.parametrize("poison", ["x", [1.0], 1 + 2j, True, 10 ** 400])
 def test_poison_that_is_no_real_number_is_refused(any_device, backend, poison):
     """One check for every backend: dpex raised a RuntimeError for a string, and a list
     or a complex number was taken silently."""
@@ -183,3 +183,19 @@ def test_host_backend_writes_a_device_array_out(any_device):
     result = portgemm.gemm(a, a.T, backend="host", out=out)
     assert result.c is out
     np.testing.assert_array_equal(portgemm.to_host(out), a @ a.T)
+
+
+def test_a_device_without_a_driver_handle_is_selected_again(any_device):
+    """A Device made by hand (no handle), in a process with no queue of that device yet,
+    reached pyopencl's Context and failed there with "std::bad_cast"; it is now this
+    process's device of its filter string, as an unpickled one is (checked by name)."""
+    import dataclasses
+
+    from portgemm.runtime import Queue
+
+    described = dataclasses.replace(any_device, handle=None)
+    assert Queue(described).device.handle is not None  # a new queue, not the cached one
+    c = portgemm.matmul(ones(4, 5), ones(5, 3), device=described)
+    assert np.array_equal(c, np.full((4, 3), 5, F32))
+    with pytest.raises(portgemm.DeviceNotFoundError, match="not Another"):
+        Queue(dataclasses.replace(described, name="Another"))

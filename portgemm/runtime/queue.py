@@ -33,7 +33,7 @@ from . import invoker_cache, pocl_target, program_cache
 from . import ptx as ptx_route
 from .device import Device
 from .ndrange import NDRange
-from .selectors import DeviceSpec, select_device
+from .selectors import DeviceSpec, select_device, selected_again
 
 # Built programs a queue keeps in memory, the least recently used dropped past it (with
 # their kernels): a tall-skinny C's tile is compiled in, so every new M x N of C is a new
@@ -117,6 +117,10 @@ class Queue:
             if self.device.platform in _started_before_fork:
                 self.forked_from = os.getppid()
                 self.refuse_after_fork()
+            if not isinstance(self.device.handle, cl.Device):
+                # a Device written by hand (no handle: pyopencl's std::bad_cast below), as
+                # an unpickled one is: this process's device of its filter string
+                self.device = selected_again(self.device.filter_string, self.device.name)
             self.context = cl.Context([self.device.handle])
             cl_queue = cl.CommandQueue(
                 self.context, properties=cl.command_queue_properties.PROFILING_ENABLE)

@@ -169,7 +169,7 @@ def is_sycl_device(device: Device) -> bool:
     return type(device.handle).__module__.split(".")[0] == "dpctl"
 
 
-def _selected_again(filter_string: str, name: str, backend: str = "opencl") -> Device:
+def selected_again(filter_string: str, name: str, backend: str = "opencl") -> Device:
     """The device of ``filter_string`` on ``backend`` in this process (an unpickled
     Device); a DeviceNotFoundError where it is another device here."""
     from ..backends import get_backend
@@ -188,12 +188,12 @@ def _pickled_device(device: Device):
     string there, on its backend, checked by name. A described one (no handle) pickles
     as it is."""
     if is_sycl_device(device):
-        return _selected_again, (device.filter_string, device.name, "dpex")
+        return selected_again, (device.filter_string, device.name, "dpex")
     import pyopencl as cl
 
     if not isinstance(device.handle, cl.Device):
         return object.__reduce_ex__(device, 2)
-    return _selected_again, (device.filter_string, device.name)
+    return selected_again, (device.filter_string, device.name)
 
 
 copyreg.pickle(Device, _pickled_device)
