@@ -80,9 +80,18 @@ def _umask() -> int:
     return mask
 
 
+def flush_stdout() -> None:
+    """Flush stdout, which a shell may have closed (``>&-``: Python's sys.stdout is then
+    None, print writes nothing, and .flush() raised AttributeError after the work)."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
 def stdout_closed_quietly() -> None:
     """After a BrokenPipeError on stdout (the reader went away): send what is left to
     /dev/null, so the interpreter's last flush raises nothing either."""
+    if sys.stdout is None:
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)

@@ -7,7 +7,7 @@ import sys
 
 from tabulate import tabulate
 
-from .cli import Parser, stdout_closed_quietly
+from .cli import Parser, flush_stdout, stdout_closed_quietly
 from .errors import DeviceNotFoundError
 from .runtime.device import get_devices
 from .runtime.drivers import register_drivers
@@ -53,11 +53,11 @@ def main(argv=None) -> int:
             try:
                 print(f"default device: {select_device(None).description}")
             except DeviceNotFoundError:
-                sys.stdout.flush()
+                flush_stdout()
                 parser.error(f"${DEVICE_ENV_VAR}={os.environ.get(DEVICE_ENV_VAR)!r} matches "
                              f"no device above; set it to a filter string of the table, or "
                              f"unset it")
-        sys.stdout.flush()
+        flush_stdout()
     except BrokenPipeError:
         stdout_closed_quietly()
     return 0

@@ -409,3 +409,17 @@ def test_host_backend_writes_nothing_inside_the_package(tmp_path):
                             env=env, timeout=300, cwd=tmp_path)
     assert edited.returncode == 0, edited.stderr
     assert int(edited.stdout.splitlines()[1]) == 0
+
+
+@pytest.mark.parametrize("command", [["portgemm.bench", "--variant", "naive", "--sizes", "16",
+                                      *QUICK], ["portgemm.devices"]])
+def test_a_closed_stdout_ends_quietly(command, tmp_path):
+    """With stdout closed (`>&-`) Python's sys.stdout is None: the bench wrote its JSON,
+    then died on sys.stdout.flush() with an AttributeError (exit 1)."""
+    out = tmp_path / "r.json"
+    extra = ["--json", str(out)] if command[0] == "portgemm.bench" else []
+    line = " ".join([sys.executable, "-m", *command, *extra])
+    done = subprocess.run(["sh", "-c", f"{line} >&-"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert not extra or json.loads(out.read_text())[0]["status"] == "ok"

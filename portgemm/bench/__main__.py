@@ -18,8 +18,8 @@ from tabulate import tabulate
 
 from ..auto.database import databases_disabled
 from ..backends import get_backend
-from ..cli import (Parser, check_minimums, stdout_closed_quietly, writable_output,
-                   write_atomically)
+from ..cli import (Parser, check_minimums, flush_stdout, stdout_closed_quietly,
+                   writable_output, write_atomically)
 from ..errors import PortgemmError
 from .references import (ReferenceTiming, numpy_call_ms, time_clblast, time_cublas,
                          time_numpy)
@@ -310,7 +310,7 @@ def main(argv=None) -> int:
                  "included)" if any(r.clblast_ms is not None for r in records) else ""))
         for note in disturbed_note(records) + model_notes(records, args.targets):
             print(note)
-        sys.stdout.flush()
+        flush_stdout()
     except BrokenPipeError:  # piped into head and the like: the reader has what it wanted
         stdout_closed_quietly()
     if interrupted:
