@@ -88,10 +88,15 @@ def test_bench_sizes_past_the_machines_memory_are_a_mistake(capsys, monkeypatch)
     (["--sizes", "-5"], "--sizes"),
     (["--sizes", "abc"], "--sizes"),
     (["--sizes", "8x8"], "--sizes"),
-    (["--variant", "nosuch"], "unknown variant nosuch"),
+    (["--variant", "nosuch"], "unknown variant 'nosuch'"),
+    (["--variant", "naive,"], "unknown variant ''"),  # the empty name was a blank
     (["--device", "nosuch"], "no device matches 'nosuch'"),
     (["--params", "{bad"], "--params"),
     (["--params", "[1, 2]"], "--params"),
+    # a value every variant that has the parameter refuses: every row was skipped
+    (["--variant", "tiled", "--params", '{"tile_y": "x"}'], "tile_y must be a positive"),
+    # a name no variant has: ignored for every row before
+    (["--variant", "tiled", "--params", '{"tile_z": 4}'], "no variant to run here has"),
     (["--tile", "0x8"], "--tile"),
     (["--tile", "8"], "--tile"),
     (["--length", "0"], "--length"),

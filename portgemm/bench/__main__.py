@@ -17,6 +17,7 @@ import numpy as np
 from tabulate import tabulate
 
 from ..auto.database import databases_disabled
+from ..auto.shapes import OWN_KERNEL_CLASSES, device_class
 from ..backends import get_backend
 from ..cli import (Parser, check_minimums, flush_stdout, stdout_closed_quietly,
                    writable_output, write_atomically)
@@ -50,7 +51,10 @@ def build_parser() -> Parser:
                    help="A's and B's order, C row-major or F column-major (default CC; "
                         "CF: A @ W.T with W stored row-major)")
     p.add_argument("--reps", type=int, default=5, help="timed runs per case (median)")
-    p.add_argument("--warmup", type=int, default=1, help="untimed runs first")
+    p.add_argument("--warmup", type=int, default=1,
+                   help="untimed runs first, the checked (poisoned) call among them, so "
+                        "0 and 1 both make that one; a CPU row's turns with numpy add one "
+                        "before each block, and numpy's own reference takes at least 3")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", metavar="PATH", help="write the records as a JSON list")
     p.add_argument("--csv", metavar="PATH", help="write the records as CSV")
@@ -78,6 +82,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.outputs = _outputs(args)
         args.targets = parse_targets(args.device)
         check_variant_names(args.variant, args.targets)
+        check_requested_params(args.requested, args.targets, args.variant)
     except (PortgemmError, ValueError, TypeError, LookupError) as exc:
         parser.error(str(exc))
     return args
@@ -117,6 +122,31 @@ def _outputs(args) -> dict:
     if len(outputs) == 2 and outputs["json"].resolve() == outputs["csv"].resolve():
         raise ValueError(f"--json and --csv name the same file {args.json}")
     return outputs
+
+
+def check_requested_params(requested: dict, targets: list[Target], variants: str) -> None:
+    """ValueError for a requested parameter that no variant to run has (a typo was
+    ignored for every row), or whose value every variant that has it refuses (every row
+    was skipped, after the work); a value only some refuse skips their rows, as before."""
+    takers: dict[str, list] = {name: [] for name in requested}
+    for target in targets:
+        backend = get_backend(target.backend)
+        for variant in variants_for(target, variants):
+            if variant != "auto":
+                impl = backend.variant(variant)
+                for name in requested.keys() & impl.parameter_names:
+                    takers[name].append(impl)
+    for name, value in requested.items():
+        if not takers[name]:
+            raise ValueError(f"no variant to run here has the parameter {name!r}")
+        problems = []
+        for impl in takers[name]:
+            try:
+                impl.resolve({name: value})
+            except PortgemmError as exc:
+                problems.append(str(exc))
+        if len(problems) == len(takers[name]):
+            raise ValueError(f"{name}={value!r}: {problems[0]}")
 
 
 def params_for(variant: str, requested: dict, target: Target) -> dict:
@@ -224,28 +254,33 @@ def disturbed_note(records: list[BenchRecord]) -> list[str]:
     if not rows:
         return []
     worst = max(r.ref_spread for r in rows)
-    return [f"(disturbed): in {len(rows)} rows the reference's own runs varied up to "
+    count = f"{len(rows)} row{'s' * (len(rows) > 1)}"
+    return [f"(disturbed): in {count} the reference's own runs varied up to "
             f"{worst:.1f}x (over {DISTURBED_SPREAD:g}x): something else had the host, so "
             f"their ratios are not to be trusted; run again on a quiet machine"]
 
 
 def model_notes(records: list[BenchRecord], targets: list[Target]) -> list[str]:
     """One line per OpenCL device (what the tuner tunes) with the shapes whose ``auto``
-    row found no tuning database entry for its shape class (the models chose: by design
-    for the skinny and tall-skinny classes), and the command that tunes the size
-    classes. None where PORTGEMM_TUNING_DB=none turns the databases off: no entry is
-    read there, so none could help."""
+    row found no tuning database entry for its size class, and the command that tunes
+    the size classes. Shapes of the skinny and tall-skinny classes are left out: their
+    models choose by design, and that command's entries would not serve them. None where
+    PORTGEMM_TUNING_DB=none turns the databases off: no entry is read there, so none
+    could help."""
     if databases_disabled():
         return []
-    tunable = {t.label: t.opencl_device.filter_string for t in targets
-               if t.opencl_device is not None}
+    devices = {t.label: t.opencl_device for t in targets if t.opencl_device is not None}
     shapes: dict[str, list[str]] = {}
     for r in records:
-        if r.variant.startswith("auto") and r.source == "model" and r.filter_string in tunable:
+        device = devices.get(r.filter_string)
+        if (device is not None and r.variant.startswith("auto") and r.source == "model"
+                and device_class(device, r.m, r.n, r.k, np.dtype(r.dtype).itemsize)[0]
+                not in OWN_KERNEL_CLASSES):
             shapes.setdefault(r.filter_string, []).append(f"{r.m}x{r.n}x{r.k}")
     return [f"auto on {label}: {', '.join(dict.fromkeys(found))} ran the models' choice "
             f"(no tuning database entry for the shape class); entries for the size classes: "
-            + TUNE_COMMAND.format(device=tunable[label]) for label, found in shapes.items()]
+            + TUNE_COMMAND.format(device=devices[label].filter_string)
+            for label, found in shapes.items()]
 
 
 def _params_text(params: dict) -> str:

@@ -69,5 +69,5 @@ def check_variant_names(requested: str, targets: list[Target]) -> None:
     known = {"auto"}.union(*(t.variant_names() for t in targets))
     unknown = [v.strip() for v in requested.split(",") if v.strip() not in known]
     if unknown:
-        raise ParameterError(f"unknown variant {', '.join(unknown)} for these devices; "
-                             f"known: {', '.join(sorted(known))}")
+        raise ParameterError(f"unknown variant {', '.join(map(repr, unknown))} for these "
+                             f"devices; known: {', '.join(sorted(known))}")
