@@ -665,3 +665,12 @@ def test_auto_splits_k_into_the_layers_the_plan_runs(m, n, k):
     impl = get_variant(chosen.variant)
     assert chosen.params["KSPLIT"] > 1 and "cut to the" in chosen.reason
     assert impl.effective(m, n, k, chosen.params) == chosen.params
+
+
+@pytest.mark.parametrize("restriction, says", [("tile_y <== 2", "not an expression"),
+                                               ("tile_q <= 2", "no parameter tile_q")])
+def test_tune_refuses_a_restriction_no_point_could_meet(device, restriction, says):
+    """tune()'s restrictions: a SyntaxError escaped, and a misspelt name made every point
+    invalid (best None) without a word; the CLI said so, the API did not."""
+    with pytest.raises(ValueError, match=says):
+        tune("tiled", device, [SIZE], space=TINY, restrictions=[restriction], progress=False)

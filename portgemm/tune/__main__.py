@@ -27,7 +27,7 @@ from .predict import MODELS, PAPER_SIZE, predict_device, predict_named
 from .quick import QUICK_BUDGET_S, QUICK_SIZE, quick_entries, quick_tune
 from .results import parse_size
 from .save import check_database_writable, save_entries
-from .space import search_space
+from .space import check_restrictions, search_space
 from .starts import warm_start
 from .strategies import STRATEGIES
 from .tuner import tune
@@ -226,25 +226,16 @@ def checked_arguments(parser: Parser, args):
             raise ValueError(f"--sizes {args.sizes!r}: {exc}") from None
         if not sizes:
             raise ValueError("--sizes names no shape")
-        restrictions = []
-        for expression in args.restrict:
-            try:
-                restrictions.append(compile(expression, "--restrict", "eval"))
-            except SyntaxError as exc:
-                raise ValueError(f"--restrict {expression!r} is not an expression: "
-                                 f"{exc.msg}") from None
         names = [v.strip() for v in (args.variant or "").split(",") if v.strip()]
         if args.variant is not None and not names:
             raise ValueError(f"--variant names no variant: {args.variant!r}")
         variants = [get_variant(name) for name in names]
         for variant in variants:
             search_space(variant, search_space_of(args, variant))  # unknown parameter names
-            known = {*variant.defaults, *variant.space, "min", "max"}
-            for expression, code in zip(args.restrict, restrictions):
-                unknown = sorted(set(code.co_names) - known)
-                if unknown:  # every point would fail it: nothing would be measured
-                    raise ValueError(f"--restrict {expression!r}: variant {variant.name!r} "
-                                     f"has no parameter {', '.join(unknown)}")
+            try:
+                check_restrictions(variant, args.restrict)
+            except ValueError as exc:
+                raise ValueError(f"--restrict: {exc}") from None
         if args.save and args.database is None and databases_disabled():
             raise ValueError("--save writes the user database, which PORTGEMM_TUNING_DB=none "
                              "turns off: give --database PATH, or unset it")

@@ -77,6 +77,23 @@ class _Partial(dict):
         raise _Undecided("values")
 
 
+def check_restrictions(variant: Variant, specs: Sequence[RestrictionSpec]) -> None:
+    """ValueError for an expression that does not parse, or that names a parameter the
+    variant has not: every point would fail it, and nothing would be measured."""
+    known = {*variant.defaults, *variant.space, "min", "max"}
+    for spec in specs:
+        if not isinstance(spec, str):
+            continue
+        try:
+            code = compile(spec, "<restriction>", "eval")
+        except SyntaxError as exc:
+            raise ValueError(f"restriction {spec!r} is not an expression: {exc.msg}") from None
+        unknown = sorted(set(code.co_names) - known)
+        if unknown:
+            raise ValueError(f"restriction {spec!r}: variant {variant.name!r} has no "
+                             f"parameter {', '.join(unknown)}")
+
+
 def _as_test(spec: RestrictionSpec) -> tuple[Callable[[Mapping[str, Any]], bool], str]:
     if isinstance(spec, Restriction):
         return spec.test, spec.message

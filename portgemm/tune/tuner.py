@@ -31,8 +31,8 @@ from ..runtime.selectors import DeviceSpec, select_device
 from .cache import MeasurementCache, cache_key, device_key, source_hash
 from .measure import Workload, measure
 from .results import Candidate, Record, Size, TuneResult, parse_size
-from .space import (Point, RestrictionSpec, enumerate_space, identity, passes, search_space,
-                    space_size)
+from .space import (Point, RestrictionSpec, check_restrictions, enumerate_space, identity,
+                    passes, search_space, space_size)
 from .strategies import SearchContext, get_strategy, order
 
 MAX_INVALID_KEPT = 5000  # invalid candidates kept as records; all are counted by reason
@@ -89,6 +89,7 @@ def tune(variant: str | Variant, device: DeviceSpec | Device = None, sizes=(512,
         check_device_memory(chosen, np.broadcast_to(np.zeros((), dtype), (m, k)),
                             np.broadcast_to(np.zeros((), dtype), (k, n)))
     chosen_space = search_space(impl, space)
+    check_restrictions(impl, restrictions)
     total = space_size(chosen_space)
     valid, invalid, invalid_reasons = _points(impl, chosen, dtype.itemsize, chosen_space,
                                               restrictions, progress)
