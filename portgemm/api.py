@@ -60,6 +60,7 @@ def _gemm(a, b, *, device, variant, params, backend, out, poison=None,
     (matmul's way: its caller gets no times)."""
     start = time.perf_counter()
     chosen = get_backend(backend)
+    _check_params(params)
     a, b = check_operands(a, b)
     check_poison(poison)
     check_one_context(a, b, out)
@@ -120,7 +121,8 @@ def _empty_product(backend: Backend, resolved: Resolved, shape: tuple[int, int, 
 def matmul(a, b, *, device: Any = None, variant: str = "auto",
            params: Mapping[str, Any] | None = None, backend: str = DEFAULT_BACKEND, out=None):
     """C = A @ B by numpy's rules, an array of the inputs' dtype (numpy, or a device array
-    when the operands are; ``out`` when given); see :func:`gemm` for the arguments.
+    when the operands are; ``out`` when given); ``device``, ``variant``, ``params``,
+    ``backend`` and ``out`` as :func:`gemm` takes them (``poison`` is gemm's alone).
 
     Beyond two matrices (which is :func:`gemm`'s whole job) it takes what ``numpy.matmul``
     takes: a 1-D ``a`` is a row and a 1-D ``b`` a column, the axis dropped from the
@@ -134,6 +136,7 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
     operations do: C's queue runs what comes next after them (``C.get()`` waits for
     them), and C's ``events`` hold the last of them for another queue's commands.
     """
+    _check_params(params)
     if is_plain(a, b):
         return _gemm(a, b, device=device, variant=variant, params=params, backend=backend,
                      out=out, wait=False).c
@@ -155,6 +158,14 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
 
     return matmul_stacks(a, b, product, out=out,
                          stack_product=None if run_stack is None else stack_product)
+
+
+def _check_params(params) -> None:
+    """TypeError unless ``params`` is None or a mapping of names to values (a list of
+    pairs, or a string, reached the backend as an AttributeError)."""
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping such as {{'tile_y': 4}} or None, got "
+                        f"{type(params).__name__} {params!r}")
 
 
 def variants(device: Any = None, backend: str = DEFAULT_BACKEND) -> list[str]:

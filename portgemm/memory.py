@@ -27,10 +27,15 @@ def to_device(array, device: Any = None):
 
     from .runtime.queue import Queue
 
+    if is_device_array(array):  # numpy made an object array of it
+        raise TypeError("to_device takes a numpy array (or what numpy reads as one); this "
+                        "one is on a device already: portgemm.to_host(x) brings it back")
+    host = np.asarray(array)
+    if not host.flags.c_contiguous:  # (np.ascontiguousarray made a 0-d array 1-d)
+        host = np.ascontiguousarray(host)
     queue = Queue.for_device(device)
     with queue.lock:  # its copy takes its turn with the queue's other commands
-        return cl_array.to_device(queue.cl_queue, native_order(np.ascontiguousarray(array)),
-                                  allocator=queue.allocator)
+        return cl_array.to_device(queue.cl_queue, native_order(host), allocator=queue.allocator)
 
 
 def to_host(array, out: np.ndarray | None = None) -> np.ndarray:

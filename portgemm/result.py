@@ -25,7 +25,9 @@ class GemmResult:
     device: Any       # the backend's device: a runtime.Device, the host CPU, a SYCL device
     variant: str
     params: dict[str, Any]
-    kernel_ms: float  # device time of the GEMM kernel(s), from profiling events
+    kernel_ms: float  # device time of the GEMM kernel(s), from profiling events; on a
+    # caller's queue without profiling, the host's time around the launch (step_ms empty);
+    # the host backend's: its call's own time
     wall_ms: float    # host time of the whole call: uploads, kernel, download
     backend: str = "opencl"
     source: str = "explicit"  # one of SOURCES

@@ -13,6 +13,9 @@ def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def relative_error(c: np.ndarray, ref: np.ndarray) -> float:
     """||C - ref|| / ||ref|| (Frobenius); a NaN anywhere in C (a poisoned, unwritten
     element) makes it NaN, which fails every comparison with a tolerance."""
+    if np.shape(c) != np.shape(ref):  # broadcasting would compare a row with all of C
+        raise ValueError(f"C of shape {np.shape(c)} against a reference of shape "
+                         f"{np.shape(ref)}")
     norm = np.linalg.norm(ref)
     return float(np.linalg.norm(c.astype(np.float64) - ref) / (norm if norm else 1.0))
 

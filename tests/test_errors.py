@@ -199,3 +199,26 @@ def test_a_device_without_a_driver_handle_is_selected_again(any_device):
     assert np.array_equal(c, np.full((4, 3), 5, F32))
     with pytest.raises(portgemm.DeviceNotFoundError, match="not Another"):
         Queue(dataclasses.replace(described, name="Another"))
+
+
+def test_api_edges_raise_the_documented_errors(any_device):
+    """Found by probing the public API: each was another error, or a wrong answer."""
+    from portgemm import tune, verify
+    from portgemm.runtime import pocl_target
+
+    with pytest.raises(ValueError, match="shape"):  # broadcast: 0.0, "a perfect match"
+        verify.relative_error(np.ones((1000, 3)), np.ones((1, 3)))
+    with pytest.raises(ValueError, match=">= 1"):  # ZeroDivisionError in a model
+        tune.choose(any_device, 0, 64, 64)
+    with pytest.raises(TypeError, match="mapping"):  # AttributeError: no .items
+        portgemm.gemm(ones(2, 2), ones(2, 2), device=any_device, params=[("tile_y", 4)])
+    with pytest.raises(TypeError, match="mapping"):
+        portgemm.matmul(ones(2, 2), ones(2, 2), device=any_device, params="tile_y=4")
+    on_device = portgemm.to_device(ones(2, 2), device=any_device)
+    with pytest.raises(TypeError, match="on a device already"):  # "object arrays"
+        portgemm.to_device(on_device, device=any_device)
+    scalar = portgemm.to_device(np.array(3, F32), device=any_device)
+    assert scalar.shape == () and portgemm.to_host(scalar) == 3  # it came back as (1,)
+    assert portgemm.empty_pinned((2, 2), None, device=any_device).dtype == np.float64
+    if pocl_target.refusal(any_device):  # every build refused: none usable
+        assert portgemm.variants(any_device) == []

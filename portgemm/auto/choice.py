@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..caches import cache_dict
+from ..parallel import is_int
 from ..runtime.device import Device
 from ..families import REGISTRY, get_variant
 from ..families.mma import skinny_tiles
@@ -118,6 +119,9 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
     ``layout``: A's order and B's ("CC", "CF", "FC", "FF"); the models weigh it where it
     changes what is fastest, the databases do not.
     """
+    if not all(is_int(x) and x >= 1 for x in (m, n, k)):  # (a division by 0 in a model)
+        raise ValueError(f"choose takes M, N and K >= 1, got {m} x {n} x {k} (a product "
+                         f"with a dimension of 0 runs no kernel)")
     sources = (default_sources_key() if sources is None
                else tuple((label, Path(path)) for label, path in sources))
     stamps = tuple((label, path, file_stamp(path)) for label, path in sources)

@@ -100,6 +100,7 @@ def empty_pinned(shape, dtype=np.float32, device: Any = None) -> np.ndarray:
     import pyopencl as cl
 
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)  # as numpy
+    dtype = np.dtype(dtype)  # None is float64, as numpy's empty has it
     if any(int(n) < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
     queue = Queue.for_device(device)

@@ -39,9 +39,14 @@ def get_variant(name: str) -> Variant:
 
 
 def variant_names(device=None) -> list[str]:
-    """Names of the registered variants whose default parameters run on ``device``."""
+    """Names of the registered variants whose default parameters run on ``device``: none
+    on a PoCL whose builds are refused (runtime/pocl_target.py)."""
+    from ..runtime import pocl_target
+
     if device is None:
         return list(REGISTRY)
+    if pocl_target.refusal(device):
+        return []
     return [name for name, v in REGISTRY.items() if not v.problems(v.resolve(None), device)]
 
 
