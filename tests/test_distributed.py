@@ -334,6 +334,8 @@ def test_an_unknown_route_is_refused(monkeypatch):
 @needs_mpi
 @pytest.mark.parametrize("variable, options", [
     ("PORTGEMM_MPI_WAIT", []), ("PORTGEMM_MPI_ROUTE", ["--resident", "--partition", "summa"]),
+    # a traceback from the middle of the run, every rank, exit 3, before
+    ("PORTGEMM_MPI_CHUNK_BYTES", ["--resident", "--partition", "summa"]),
 ])
 def test_a_bad_mpi_setting_is_bad_input_on_every_rank(tmp_path, variable, options):
     """Exit 2, every rank saying why (a ValueError before: exit 1, "wrong result")."""

@@ -222,3 +222,23 @@ def test_api_edges_raise_the_documented_errors(any_device):
     assert portgemm.empty_pinned((2, 2), None, device=any_device).dtype == np.float64
     if pocl_target.refusal(any_device):  # every build refused: none usable
         assert portgemm.variants(any_device) == []
+
+
+def test_environment_mistakes_are_said_where_they_matter(any_device, monkeypatch, capsys):
+    """PORTGEMM_TRANSFER=svn silently forced the slowest copies; a bad
+    PORTGEMM_NUM_THREADS refused the single-threaded serial variants too; a bad
+    PORTGEMM_DEVICE was a traceback from the experiments' command line."""
+    from portgemm.backends import transfers
+    from portgemm.experiments.__main__ import main as experiments_main
+
+    monkeypatch.setenv("PORTGEMM_TRANSFER", "svn")
+    with pytest.raises(portgemm.ParameterError, match="use one of svm, host_ptr"):
+        transfers.policy_for(any_device)
+    monkeypatch.delenv("PORTGEMM_TRANSFER")
+    monkeypatch.setenv("PORTGEMM_NUM_THREADS", "two")
+    c = portgemm.matmul(ones(2, 2), ones(2, 2), backend="host", variant="serial-ijk")
+    assert np.array_equal(c, np.full((2, 2), 2, F32))
+    monkeypatch.delenv("PORTGEMM_NUM_THREADS")
+    monkeypatch.setenv("PORTGEMM_DEVICE", "nope")
+    assert experiments_main(["run", "003-tile-sweep", "--quick", "--out", "."]) == 2
+    assert "no device matches 'nope'" in capsys.readouterr().err

@@ -42,7 +42,11 @@ class HostDevice:
 
     @property
     def description(self) -> str:
-        return f"{self.name} (host, {default_num_threads()} threads)"
+        try:
+            threads = f"{default_num_threads()} threads"
+        except ParameterError:  # a bad PORTGEMM_NUM_THREADS is the threaded calls' error,
+            threads = "threads: see PORTGEMM_NUM_THREADS"  # not every host call's
+        return f"{self.name} (host, {threads})"
 
 
 @memoize

@@ -51,7 +51,11 @@ COPY_THREADS = 8            # host threads filling a staging buffer, at most
 
 
 def policy_for(device: Device) -> str:
-    return _policy(device, os.environ.get(TRANSFER_ENV_VAR, "").strip().lower())
+    forced = os.environ.get(TRANSFER_ENV_VAR, "").strip().lower()
+    if forced and forced not in POLICIES:  # a typo forced "copy", the slowest, unsaid
+        raise ParameterError(f"{TRANSFER_ENV_VAR}={forced!r}: use one of "
+                             f"{', '.join(POLICIES)} (or leave it unset)")
+    return _policy(device, forced)
 
 
 @memoize(maxsize=64)

@@ -64,6 +64,7 @@ def check_waiting(statement: Statement, wait: str | None, route: bool = False) -
     SUMMA's ``$PORTGEMM_MPI_ROUTE``: a bad one is the statement's problem, raised as a
     PartitionError on every rank by :func:`agree` (not a ValueError on some ranks while
     the others wait). Returns the waiting to open the call with."""
+    from .resident import chunk_bytes
     from .staging import route as staging_route
     from .transport import check_wait
 
@@ -73,10 +74,11 @@ def check_waiting(statement: Statement, wait: str | None, route: bool = False) -
         statement.fail("partition", str(exc))
         wait = "yield"  # the opening agreement still runs, and raises
     if route:
-        try:
-            staging_route()
-        except ValueError as exc:
-            statement.fail("partition", str(exc))
+        for check in (staging_route, chunk_bytes):  # what resident SUMMA reads
+            try:
+                check()
+            except ValueError as exc:
+                statement.fail("partition", str(exc))
     return wait
 
 

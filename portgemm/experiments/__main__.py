@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -119,13 +120,16 @@ def _mistake(args, chosen) -> str:
             return (f"nothing to redraw: no {', '.join(e.name + '.json' for e in chosen)} "
                     f"in {args.out}")
         return ""
-    if args.device is not None:
-        from ..runtime.selectors import select_device
+    from ..runtime.selectors import DEVICE_ENV_VAR, select_device
 
+    # $PORTGEMM_DEVICE too, where --device is not given (a traceback, later); neither
+    # given, a host experiment runs on a machine without an OpenCL device
+    if args.device is not None or os.environ.get(DEVICE_ENV_VAR, "").strip():
         try:
             select_device(args.device)
         except (LookupError, TypeError, ValueError) as exc:
-            return f"--device {args.device!r}: {exc}"
+            return (f"--device {args.device!r}: {exc}" if args.device is not None
+                    else str(exc))
     return ""
 
 
