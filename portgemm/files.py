@@ -9,6 +9,21 @@ import tempfile
 from pathlib import Path
 
 
+# A path setting's words (PORTGEMM_PROGRAM_CACHE, PORTGEMM_TUNING_DB), case and spaces
+# aside: these turn the thing off, those keep its default place; anything else is a path
+# (a "yes" or an "Off" made a folder or a file of that name in the working folder)
+OFF_WORDS = ("off", "0", "none", "false", "no", "disabled")
+ON_WORDS = ("", "on", "1", "yes", "true", "default")
+
+
+def path_setting(value: str | None) -> str | None:
+    """A path setting's meaning: None for off, "" for the default place, else the path."""
+    word = (value or "").strip()
+    if word.lower() in OFF_WORDS:
+        return None
+    return "" if word.lower() in ON_WORDS else word
+
+
 def user_cache_folder() -> Path:
     """The user's cache folder of portgemm (``platformdirs.user_cache_dir("portgemm")``:
     ``$XDG_CACHE_HOME/portgemm`` or ``~/.cache/portgemm`` on Linux), where everything it

@@ -511,16 +511,19 @@ def test_cli_tunes_saves_and_shows(device, tmp_path, monkeypatch, capsys):
     assert cli_main(["--device", device.filter_string, "--sizes", "64"]) == 2
 
 
-def test_cli_save_refuses_databases_turned_off(device, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("setting", ["none", "Off", " no "])
+def test_cli_save_refuses_databases_turned_off(device, tmp_path, monkeypatch, capsys,
+                                               setting):
     """PORTGEMM_TUNING_DB=none turns the databases off: --save once wrote a file named
-    'none' into the working folder; now it is a mistake, before any work."""
+    'none' into the working folder; now it is a mistake, before any work. The program
+    cache's words turn it off too ("Off" was a file of that name)."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, "none")
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, setting)
     with pytest.raises(SystemExit) as info:
         cli_main(["--device", device.filter_string, "--variant", "tiled", "--sizes", "64",
                   "--save", "--no-progress"])
     assert info.value.code == 2
-    assert "PORTGEMM_TUNING_DB=none" in capsys.readouterr().err
+    assert f"PORTGEMM_TUNING_DB={setting!r}" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
     assert cli_main(["--device", device.filter_string, "--sizes", "64", "--show"]) == 0
     assert "databases: none read" in capsys.readouterr().out
@@ -674,3 +677,17 @@ def test_tune_refuses_a_restriction_no_point_could_meet(device, restriction, say
     invalid (best None) without a word; the CLI said so, the API did not."""
     with pytest.raises(ValueError, match=says):
         tune("tiled", device, [SIZE], space=TINY, restrictions=[restriction], progress=False)
+
+
+@pytest.mark.parametrize("setting", ["yes", "ON", " 1 ", "true"])
+def test_a_path_setting_that_says_on_keeps_the_default_place(tmp_path, monkeypatch, setting):
+    """PORTGEMM_PROGRAM_CACHE=yes and PORTGEMM_TUNING_DB=yes were paths: a folder and a
+    file named 'yes' in the working folder."""
+    from portgemm.runtime import program_cache
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(program_cache.PROGRAM_CACHE_ENV_VAR, setting)
+    monkeypatch.setenv(database.TUNING_DB_ENV_VAR, setting)
+    assert program_cache.cache_folder() == tmp_path / "cache" / "portgemm" / "programs"
+    assert database.user_database_path() == tmp_path / "cache" / "portgemm" / "tuning.json"

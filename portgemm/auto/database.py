@@ -34,12 +34,11 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ..caches import cache_dict, memoize
 from ..errors import PortgemmError
-from ..files import user_cache_folder
+from ..files import path_setting, user_cache_folder
 
 FORMAT = "portgemm-tuning"
 VERSION = 1
 TUNING_DB_ENV_VAR = "PORTGEMM_TUNING_DB"
-DISABLED = "none"
 DTYPES = {4: "float32", 8: "float64"}
 STAMP_INTERVAL_S = 1.0
 
@@ -56,6 +55,7 @@ def user_database_path() -> Path:
 @memoize(maxsize=8)
 def _user_database_path(explicit, *_environment) -> Path:
     """Keyed by the variables the answer depends on: matmul asks on every call."""
+    explicit = path_setting(explicit)
     if explicit:
         return Path(explicit).expanduser()
     return user_cache_folder() / "tuning.json"
@@ -76,7 +76,7 @@ def databases_disabled() -> bool:
 
 
 def _disabled(explicit: str | None) -> bool:
-    return (explicit or "").strip().lower() == DISABLED
+    return path_setting(explicit) is None
 
 
 def default_sources() -> list[tuple[str, Path]]:

@@ -35,22 +35,21 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from ..files import check_private_folder, user_cache_folder, write_atomically
+from ..files import check_private_folder, path_setting, user_cache_folder, write_atomically
 
 PROGRAM_CACHE_ENV_VAR = "PORTGEMM_PROGRAM_CACHE"
 SUFFIX = ".bin"
 CACHE_BYTES = 256 * 2**20
 KEY_LENGTH = 40  # hexadecimal digits of a program's file name
 STALE_TEMPORARY_S = 3600  # a temporary file this old is what a killed process left
-OFF = ("off", "0", "none", "false", "no", "disabled")  # the setting's values that disable it
 _PROGRAM_FILE = re.compile(rf"[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}"
                            rf"|\.[0-9a-f]{{{KEY_LENGTH}}}{re.escape(SUFFIX)}\..+")
 
 
 def cache_folder() -> Path | None:
     """Where binaries go, or None when the cache is off."""
-    setting = os.environ.get(PROGRAM_CACHE_ENV_VAR, "").strip()
-    if setting.lower() in OFF:
+    setting = path_setting(os.environ.get(PROGRAM_CACHE_ENV_VAR))
+    if setting is None:
         return None
     if setting:
         return Path(setting).expanduser()

@@ -10,13 +10,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 from ..auto import choose
 from ..auto import phvm as paper
-from ..auto.database import databases_disabled, shipped_database_paths, user_database_path
+from ..auto.database import (TUNING_DB_ENV_VAR, databases_disabled, shipped_database_paths,
+                              user_database_path)
 from ..auto.lookup import LEVELS
 from ..cli import Parser, check_minimums, writable_output
 from ..errors import PortgemmError
@@ -134,20 +136,25 @@ def build_parser() -> Parser:
 
 def user_database_label() -> str:
     """The user database's path, or that the databases are off."""
-    return "off: PORTGEMM_TUNING_DB=none" if databases_disabled() else str(user_database_path())
+    return (f"off: {turned_off()}" if databases_disabled() else str(user_database_path()))
 
 
 def show(device, sizes, itemsize) -> None:
     print(f"variant='auto' on {device.description} "
           f"(vendor {device.vendor!r}, driver {device.driver_version!r}):")
     if databases_disabled():
-        print("  databases: none read (PORTGEMM_TUNING_DB=none)")
+        print(f"  databases: none read ({turned_off()})")
     else:
         print(f"  databases: user {user_database_path()}; shipped "
               + (", ".join(str(p) for p in shipped_database_paths()) or "(none)"))
     for m, n, k in sizes:
         choice = choose(device, m, n, k, itemsize)
         print(f"  {m}x{n}x{k}: {choice.variant} {choice.params}\n    because: {choice.reason}")
+
+
+def turned_off() -> str:
+    """The setting that turned the databases off, as the user wrote it."""
+    return f"PORTGEMM_TUNING_DB={os.environ.get(TUNING_DB_ENV_VAR, '')!r}"
 
 
 def not_run_as_saved(device, entries, itemsize: int) -> list[str]:
@@ -237,7 +244,7 @@ def checked_arguments(parser: Parser, args):
             except ValueError as exc:
                 raise ValueError(f"--restrict: {exc}") from None
         if args.save and args.database is None and databases_disabled():
-            raise ValueError("--save writes the user database, which PORTGEMM_TUNING_DB=none "
+            raise ValueError(f"--save writes the user database, which {turned_off()} "
                              "turns off: give --database PATH, or unset it")
         database = args.database or (user_database_path() if args.save else None)
         if database is not None and (variants or args.quick):
