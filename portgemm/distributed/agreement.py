@@ -64,8 +64,7 @@ def check_waiting(statement: Statement, wait: str | None, route: bool = False) -
     SUMMA's ``$PORTGEMM_MPI_ROUTE``: a bad one is the statement's problem, raised as a
     PartitionError on every rank by :func:`agree` (not a ValueError on some ranks while
     the others wait). Returns the waiting to open the call with."""
-    from .resident import chunk_bytes
-    from .staging import route as staging_route
+    from .staging import chunk_bytes, route as staging_route
     from .transport import check_wait
 
     try:

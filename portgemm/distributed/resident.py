@@ -13,7 +13,7 @@ map (:mod:`.staging`: device --DMA--> window --DMA--> device, no copy through MP
 
 Pinned (page-locked) host memory is what a discrete GPU's copy engine reads and writes at
 the bus's full speed (about 55 GB/s on the H200 against 9 GB/s from pageable memory).
-A block is moved in chunks of :func:`chunk_bytes` (``$PORTGEMM_MPI_CHUNK_BYTES``, default
+A block is moved in chunks of :func:`.staging.chunk_bytes` (``$PORTGEMM_MPI_CHUNK_BYTES``, default
 32 MiB): the owner's downloads of later chunks run while earlier ones are broadcast, and
 the receiver uploads each chunk as soon as it has arrived, so the copies over the bus
 overlap MPI instead of adding to it (a block costs its MPI time plus about one chunk's
@@ -30,7 +30,6 @@ Everything here is timed as communication by the caller; the sums of C's parts a
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any
 
@@ -39,23 +38,9 @@ import numpy as np
 from ..caches import cache_dict
 from ..operands import is_device_array
 from .agreement import Statement
+from .staging import chunk_bytes
 
 RESIDENT_BACKENDS = ("opencl",)  # the local backends that compute on device arrays
-CHUNK_ENV = "PORTGEMM_MPI_CHUNK_BYTES"
-CHUNK_BYTES = 32 * 2**20
-
-
-def chunk_bytes() -> int:
-    """Bytes of one staged chunk (``$PORTGEMM_MPI_CHUNK_BYTES``, at least one row);
-    ValueError for a value that is no positive integer (a call's opening check makes it
-    an agreed PartitionError: it was a traceback from the middle of a run)."""
-    value = os.environ.get(CHUNK_ENV, "").strip()
-    if not value:
-        return CHUNK_BYTES
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"{CHUNK_ENV}={value!r}; use a number of bytes >= 1, such as "
-                         f"{CHUNK_BYTES}")
-    return int(value)
 
 
 def is_resident(*arrays: Any) -> bool:

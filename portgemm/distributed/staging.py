@@ -41,6 +41,23 @@ ROUTES = ("shared", "mpi")
 _windows: dict[tuple[int, ...], Window] = {}
 
 
+CHUNK_ENV = "PORTGEMM_MPI_CHUNK_BYTES"
+CHUNK_BYTES = 32 * 2**20
+
+
+def chunk_bytes() -> int:
+    """Bytes of one staged chunk (``$PORTGEMM_MPI_CHUNK_BYTES``, at least one row);
+    ValueError for a value that is no positive integer (a call's opening check makes it
+    an agreed PartitionError: it was a traceback from the middle of a run)."""
+    value = os.environ.get(CHUNK_ENV, "").strip()
+    if not value:
+        return CHUNK_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{CHUNK_ENV}={value!r}; use a number of bytes >= 1, such as "
+                         f"{CHUNK_BYTES}")
+    return int(value)
+
+
 def route() -> str:
     value = os.environ.get(ROUTE_ENV, "shared").strip() or "shared"
     if value not in ROUTES:

@@ -12,7 +12,7 @@ device buffers that alternate between even and odd rounds, so a round's buffers 
 reused only once its products are done.
 
 How a panel moves (:mod:`.staging`): the owner downloads it chunk by chunk
-(:func:`~.resident.chunk_bytes`) into host memory and a receiver uploads each chunk as
+(:func:`~.staging.chunk_bytes`) into host memory and a receiver uploads each chunk as
 soon as it has arrived. Between ranks of one node that memory is a shared window: the
 owner's download is what the others upload, and a barrier per chunk says it is there.
 Otherwise it is each rank's pinned memory, and every chunk is broadcast as soon as it is
