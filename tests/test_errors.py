@@ -242,3 +242,23 @@ def test_environment_mistakes_are_said_where_they_matter(any_device, monkeypatch
     monkeypatch.setenv("PORTGEMM_DEVICE", "nope")
     assert experiments_main(["run", "003-tile-sweep", "--quick", "--out", "."]) == 2
     assert "no device matches 'nope'" in capsys.readouterr().err
+
+
+def test_small_checks_found_by_probing(any_device, monkeypatch):
+    """parse_size(True) was 1 x 1 x 1 and 3.5 a TypeError from iteration; tolerance took
+    float16 and complex; PORTGEMM_MPI_WAIT='' was refused and PORTGEMM_DEVICE=' ' matched
+    nothing, where every other variable reads empty as unset."""
+    from portgemm import verify
+    from portgemm.distributed.transport import check_wait
+    from portgemm.tune import parse_size
+
+    for size in (True, 3.5, (2, 3.0, 4)):
+        with pytest.raises(ValueError, match="of integers"):
+            parse_size(size)
+    for dtype in (np.float16, np.complex64):
+        with pytest.raises(TypeError, match="float32 or float64"):
+            verify.tolerance(dtype, 4)
+    monkeypatch.setenv("PORTGEMM_MPI_WAIT", " ")
+    assert check_wait() == "yield"
+    monkeypatch.setenv("PORTGEMM_DEVICE", " ")
+    assert portgemm.select_device() == portgemm.select_device("default")

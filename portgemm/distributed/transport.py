@@ -32,7 +32,7 @@ _LONGEST_NAP = 5e-4  # s: the most a finished transfer is noticed late
 def check_wait(wait: str | None = None) -> str:
     """The waiting ``wait`` names (None: ``$PORTGEMM_MPI_WAIT``, else "yield");
     ValueError for another (a call's opening check makes it an agreed PartitionError)."""
-    chosen = wait or os.environ.get(WAIT_ENV, "yield")
+    chosen = wait or os.environ.get(WAIT_ENV, "").strip() or "yield"  # empty: unset
     if chosen not in WAITS:
         said = f"wait={wait!r}" if wait else f"{WAIT_ENV}={chosen!r}"
         raise ValueError(f"{said}; use one of {', '.join(WAITS)}")

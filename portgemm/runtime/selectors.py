@@ -53,7 +53,7 @@ def select_device(spec: DeviceSpec = None, devices: Sequence[Device] | None = No
     check_spec_type(spec)
     origin = ""
     if spec is None:
-        spec = os.environ.get(DEVICE_ENV_VAR) or "default"
+        spec = os.environ.get(DEVICE_ENV_VAR, "").strip() or "default"  # spaces: unset
         origin = f" (${DEVICE_ENV_VAR})" if spec != "default" else ""
     if devices is None and isinstance(spec, str):
         found = _select_present(spec)  # matmul(device="gpu") asks on every call
