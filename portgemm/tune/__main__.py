@@ -162,7 +162,8 @@ def not_run_as_saved(device, entries, itemsize: int) -> list[str]:
     saved for it as it was measured: a rule of auto's picks another family there (the
     AVX-512 shallow-K rule, say) or fits the tile to the shape (panel to N)."""
     lines = []
-    for entry in entries:
+    tuned = {(entry["variant"], tuple(map(tuple, entry["sizes"]))): entry for entry in entries}
+    for entry in tuned.values():  # a quick tune's entries share its one size: one note
         for m, n, k in entry["sizes"]:
             choice = choose(device, m, n, k, itemsize)
             if choice.variant != entry["variant"] or choice.params != entry["params"]:
@@ -170,6 +171,20 @@ def not_run_as_saved(device, entries, itemsize: int) -> list[str]:
                              f"{choice.params}, not the saved entry as measured, because: "
                              f"{choice.reason}")
     return lines
+
+
+def save_and_say(args, device, entries, itemsize: int, saved: str, nothing: str) -> None:
+    """Save ``entries`` (the user database, or --database) and say so at once (a later
+    variant may be interrupted): ``saved`` with the path in its ``{path}``, and a note for
+    each tuned size where auto will not run them; ``nothing`` when none ran correctly."""
+    if not entries:
+        print(nothing)
+        return
+    path = save_entries(args.database, device, entries, args.level)
+    print(saved.format(path=path))
+    if args.database is None:  # the database auto reads
+        for note in not_run_as_saved(device, entries, itemsize):
+            print(note)
 
 
 def search_space_of(args, variant) -> dict | None:
@@ -272,17 +287,11 @@ def run_quick(args, device, size, itemsize: int) -> None:
     print(result.summary())
     print(result.table(args.top))
     if args.save or args.database:
-        entries = quick_entries(result)
-        if not entries:
-            print("nothing saved: no candidate ran correctly")
-            return
-        path = save_entries(args.database, device, entries, args.level)
-        print(f"saved {result.variant} for every size class ({args.level} key) into {path}; "
-              f"variant='auto' runs it where none of its rules picks another family "
-              f"(--show --sizes MxNxK says what auto runs at a shape)")
-        if args.database is None:  # the database auto reads
-            for note in not_run_as_saved(device, entries[:1], itemsize):
-                print(note)
+        save_and_say(args, device, quick_entries(result), itemsize,
+                     f"saved {result.variant} for every size class ({args.level} key) into "
+                     f"{{path}}; variant='auto' runs it where none of its rules picks another "
+                     f"family (--show --sizes MxNxK says what auto runs at a shape)",
+                     "nothing saved: no candidate ran correctly")
     else:
         print("not saved: add --save to make it the device's entry")
 
@@ -333,19 +342,15 @@ def main(argv=None) -> int:
             print(result.summary())
             print(result.table(args.top))
             print()
-            if args.save or args.database:  # said at once: a later variant may be interrupted
+            if args.save or args.database:
                 entries = result.database_entries()
-                if not entries:
-                    print(f"nothing saved for {variant.name}: no candidate ran correctly")
-                    continue
-                path = save_entries(args.database, device, entries, args.level)
-                print(f"saved {variant.name} for shape classes "
-                      f"{', '.join(e['shape_class'] for e in entries)} ({args.level} key) "
-                      f"into {path}")
-                if args.database is None:  # the database auto reads
-                    for note in not_run_as_saved(device, entries, itemsize):
-                        print(note)
-                print()
+                classes = ", ".join(e["shape_class"] for e in entries)
+                save_and_say(args, device, entries, itemsize,
+                             f"saved {variant.name} for shape classes {classes} "
+                             f"({args.level} key) into {{path}}",
+                             f"nothing saved for {variant.name}: no candidate ran correctly")
+                if entries:
+                    print()
         if args.show:
             print()
             show(device, sizes, itemsize)
