@@ -136,7 +136,6 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
     operations do: C's queue runs what comes next after them (``C.get()`` waits for
     them), and C's ``events`` hold the last of them for another queue's commands.
     """
-    _check_params(params)
     if is_plain(a, b):
         return _gemm(a, b, device=device, variant=variant, params=params, backend=backend,
                      out=out, wait=False).c
@@ -150,6 +149,7 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
 
     def stack_product(a3, b3, out3):
         """The whole stack in one launch where the backend can, else None."""
+        _check_params(params)  # (each product's _gemm checks its own)
         target = _device(chosen, device, a3, b3)
         shape = (a3.shape[1], b3.shape[2], a3.shape[2])
         resolved = chosen.resolve(target, variant, params, shape, a3.dtype)

@@ -156,14 +156,14 @@ def check_poison(poison) -> None:
     a string; a list or a complex number was taken silently)."""
     if poison is None:
         return
-    try:  # a float, as the fill takes it (10**400 overflowed there)
-        real = (not isinstance(poison, bool) and isinstance(poison, numbers.Real)
-                and float(poison) is not None)
-    except OverflowError:
-        real = False
-    if not real:
-        raise ParameterError(f"poison must be a real number (NaN, say) that a float holds, "
-                             f"or None; got {type(poison).__name__} {poison!r}")
+    if isinstance(poison, numbers.Real) and not isinstance(poison, bool):
+        try:
+            float(poison)  # as the fill takes it (10**400 overflowed there)
+            return
+        except OverflowError:
+            pass
+    raise ParameterError(f"poison must be a real number (NaN, say) that a float holds, or "
+                         f"None; got {type(poison).__name__} {poison!r}")
 
 
 def is_empty_product(a: np.ndarray, b: np.ndarray) -> bool:

@@ -338,9 +338,8 @@ def main(argv=None) -> int:
             print(f"{filter_string}: {name}")
         print(table(records))
         print(f"kernel ms: {kernel_time_words(records)}, median; wall ms: whole call with "
-              "transfers, "
-              "median; GFLOPS from kernel ms; reference timed in this run (numpy, for a CPU "
-              "device: between that row's runs)"
+              "transfers, median; GFLOPS from kernel ms; reference timed in this run (numpy, "
+              "for a CPU device: between that row's runs)"
               + ("; CLBlast: pyclblast on the same device, whole call (helper kernels "
                  "included)" if any(r.clblast_ms is not None for r in records) else ""))
         for note in disturbed_note(records) + model_notes(records, args.targets):

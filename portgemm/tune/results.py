@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..auto.shapes import device_class
+from ..parallel import is_int
 from ..runtime.device import Device
 
 STATUSES = ("ok", "invalid", "failed", "wrong", "skipped")
@@ -22,10 +23,9 @@ def parse_size(size) -> Size:
     if isinstance(size, str):
         parts = [int(p) for p in size.lower().replace("*", "x").split("x")]
         size = parts[0] if len(parts) == 1 else tuple(parts)
-    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+    if is_int(size):
         size = (int(size),) * 3
-    if not (isinstance(size, (tuple, list)) and all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in size)):
+    if not (isinstance(size, (tuple, list)) and all(is_int(s) for s in size)):
         raise ValueError(f"a size is N, (M, N, K) or 'MxNxK' of integers, got {size!r}")
     size = tuple(int(s) for s in size)
     if len(size) != 3 or min(size) < 1:
