@@ -237,3 +237,15 @@ def test_auto_never_packs_past_the_index_limit(any_device, m, n, k, itemsize):
     get_variant(chosen.variant).plan(m, n, k, dict(chosen.params), itemsize)
     if chosen.variant == "panel" and k * n > 2**31 - 1 - 256 * k:
         assert chosen.params["PACKED"] == 0 and "index limit" in chosen.reason
+
+
+@pytest.mark.parametrize("mb", [90, 102])
+def test_shallow_tile_keeps_whole_tiles_of_rows(mb):
+    """float32's shallow-K tile of 4 rows rounds a tuned MB of 6-row tiles up to whole
+    tiles of its rows: MB = 90 was refused at the check after auto's choice, a
+    ParameterError from a plain matmul (float64's 2 rows divide every valid MB)."""
+    entry = dict(ENTRY, tile_y=6, tile_x=4, MB=mb)
+    fitted, notes = fit_packing(PANEL, entry, 300, 512, 4)
+    assert fitted["tile_y"] == 4 and any("for K = 4" in note for note in notes)
+    assert fitted["MB"] % 4 == 0 and 0 <= fitted["MB"] - mb < 4
+    PANEL.resolve(fitted)

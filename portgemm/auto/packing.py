@@ -202,9 +202,16 @@ def _fit_shallow_runs(impl: Variant, params: dict[str, Any], c: Target) -> tuple
     if (c.k > most_k or c.m * c.n * c.itemsize < least_bytes
             or ceil(c.n / group) * group > slack * c.n):  # C too narrow to fill it
         return params, ""
-    return _changed(params, {**params, "tile_y": rows, "tile_x": columns},
+    return _changed(params, _with_tile(params, rows, columns),
                     f"tile of {rows} rows x {columns} for K = {c.k} (<= {most_k}; "
                     f"was {params['tile_y']} x {params['tile_x']})")
+
+
+def _with_tile(params: dict[str, Any], tile_y: int, tile_x: int) -> dict[str, Any]:
+    """panel's params with a new tile, MB rounded up to whole tiles of rows (a group walks
+    its MB rows tile_y at a time: a tuned MB of 90 fits 6 rows, not 4)."""
+    return {**params, "tile_y": tile_y, "tile_x": tile_x,
+            "MB": ceil(params["MB"] / tile_y) * tile_y}
 
 
 def _fit_group(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict, str]:
@@ -266,8 +273,6 @@ def _fit_columns(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict
     _, minus_x, tile_y = min(tiles)
     if -minus_x == columns and tile_y == rows:
         return params, ""
-    fitted = {**params, "tile_y": tile_y, "tile_x": -minus_x,
-              "MB": ceil(params["MB"] / tile_y) * tile_y}
-    return fitted, (f"tile {tile_y} x {-minus_x} for {c.n} columns (groups of "
+    return _with_tile(params, tile_y, -minus_x), (f"tile {tile_y} x {-minus_x} for {c.n} columns (groups of "
                     f"{-minus_x * lanes}: {padded(-minus_x)} computed, where "
                     f"{rows} x {columns} computed {padded(columns)})")
