@@ -111,6 +111,24 @@ def test_wrong_candidates_are_rejected(device):
     assert "wrong" in result.table()
 
 
+def test_verified_run_measures_again_what_an_unverified_run_cached(device, tmp_path):
+    """An unverified run caches its wrong candidates as `ok` (its tolerance is infinite);
+    a verified run on the same cache measures those again and rejects them, where it
+    had taken them from the cache and chosen one."""
+    space = {**TINY, "tile_y": [1, 2], "tile_x": [4]}  # A read as column-major: finite
+    cache = tmp_path / "m.jsonl"
+    blind = tune(HalfRows(), device, [SIZE], space=space, reps=1, warmup=0, verify=False,
+                 progress=False, cache_file=cache)
+    assert [c.status for c in blind.candidates] == ["ok", "ok"]
+    checked = tune(HalfRows(), device, [SIZE], space=space, reps=1, warmup=0,
+                   progress=False, cache_file=cache)
+    assert checked.measured == 2 and checked.from_cache == 0
+    assert [c.status for c in checked.candidates] == ["wrong", "wrong"]
+    assert checked.best is None
+    again = tune(HalfRows(), device, [SIZE], space=space, reps=1, warmup=0,
+                 progress=False, cache_file=cache)  # its own verdicts stand
+    assert again.from_cache == 2 and again.best is None
+
 def test_resumes_from_cache_file(device, tmp_path):
     cache = tmp_path / "resume.jsonl"
     first = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, max_evals=4,

@@ -28,6 +28,7 @@ from ..operands import check_device_memory
 from ..runtime.device import Device
 from ..runtime.queue import Queue
 from ..runtime.selectors import DeviceSpec, select_device
+from ..verify import tolerance
 from .cache import MeasurementCache, cache_key, device_key, source_hash
 from .measure import Workload, measure
 from .results import Candidate, Record, Size, TuneResult, parse_size
@@ -206,7 +207,7 @@ class _Run:
             key = cache_key(self.device_key, self.variant.name, self.source_hash, size,
                             self.dtype.name, point.params)
             hit = self.cache.get(key)
-            if hit is not None and (self.verify or hit["status"] != "wrong"):
+            if hit is not None and self._trusted(hit, size):
                 record = Record.from_json(hit)
             else:
                 queue = queue or Queue(self.device)
@@ -224,6 +225,16 @@ class _Run:
                                          or candidate.kernel_ms < self.best.kernel_ms):
             self.best = candidate
         return candidate
+
+    def _trusted(self, hit: dict, size: Size) -> bool:
+        """Whether a cached record stands for this run: an unverified run measures a
+        `wrong` one again; a verified run one whose error it cannot vouch for, an `ok` of
+        an unverified run (no error, or one past the tolerance)."""
+        if not self.verify:
+            return hit["status"] != "wrong"
+        relerr = hit.get("relerr")
+        return hit["status"] != "ok" or (relerr is not None
+                                         and relerr <= tolerance(self.dtype, size[2]))
 
     def _workload(self, size: Size) -> Workload:
         if size not in self.workloads:
