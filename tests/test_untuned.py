@@ -240,3 +240,32 @@ def test_quick_tune_ends_with_a_showdown(device, monkeypatch):
     # ... and yields to a clearly faster one
     again[4] = 1.0 - 2 * quick.START_MARGIN
     assert quick.showdown(result, start.params).best.params == fast.params
+
+
+def test_showdown_knows_a_start_that_leaves_defaults_out(device, monkeypatch):
+    """PoCL's vec start has no KSPLIT, the candidates' resolved params do: the start is
+    still found among them, timed in the showdown and kept by its margin (it was never
+    recognised, so a noisy pass of the search could drop it)."""
+    from portgemm.tune import measure as measuring, quick
+    from portgemm.tune.results import Candidate, Record, TuneResult
+
+    vec = get_variant("vec")
+    start = {"tile_y": 8, "tile_x": 48, "vw": 16, "wg_y": 32, "wg_x": 1, "PACKED": 1}
+
+    def candidate(tile_y, ms):
+        params = vec.resolve({**start, "tile_y": tile_y})
+        return Candidate(params, "ok", [Record(params, (32, 32, 32), "ok", kernel_ms=ms)])
+
+    ran = [candidate(y, 1.0 + y / 100) for y in (1, 2, 4, 6)] + [candidate(8, 9.0)]
+    result = TuneResult("vec", device, [(32, 32, 32)], "float32", "model", ran, ran[0],
+                        5, 5, 0, 1.0)
+    again = {1: 1.0 - quick.START_MARGIN / 2, 2: 2.0, 4: 2.0, 6: 2.0, 8: 1.0}
+
+    def fake_measure(queue, variant, params, work, reps, warmup):
+        ms = again[params["tile_y"]]
+        return Record(dict(params), work.size, "ok", kernel_ms=ms, times_ms=[ms] * reps)
+
+    monkeypatch.setattr(measuring, "measure", fake_measure)
+    picked = quick.showdown(result, start)
+    assert "showdown of 5 (the start kept" in picked.strategy
+    assert picked.best.params == vec.resolve(start)

@@ -79,12 +79,14 @@ def showdown(result: TuneResult, start: Mapping | None = None) -> TuneResult:
     result's ``showdown`` every finalist's median (the table ranks by the search's)."""
     ok = sorted(result.ok, key=lambda c: c.kernel_ms)
     finalists = ok[:SHOWDOWN_SIZE]
-    first = next((c for c in ok if start is not None and c.params == dict(start)), None)
+    variant = get_variant(result.variant)
+    # candidates' params are resolved; a start may leave defaults out (PoCL's vec: KSPLIT)
+    begun = None if start is None else variant.resolve(start)
+    first = next((c for c in ok if begun is not None and c.params == begun), None)
     if first is not None and first not in finalists:
         finalists.append(first)
     if len(finalists) < 2 or len(result.sizes) != 1:
         return result
-    variant = get_variant(result.variant)
     queue = Queue(result.device)
     work = Workload(result.sizes[0], np.dtype(result.dtype), seed=0)
     times = times_in_turns(queue, variant, [c.params for c in finalists], work,
