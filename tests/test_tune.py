@@ -423,11 +423,21 @@ def test_entries_of_the_wrong_types_are_skipped(tmp_path):
     wrong = [{**good, "gflops": 9.0, "sizes": 5}, {**good, "gflops": 9.0, "sizes": [5]},
              {**good, "gflops": 9.0, "variant": ["tiled"]},
              {**good, "gflops": 9.0, "shape_class": ["large"]},
-             {**good, "gflops": 9.0, "params": [1, 2]}, "tiled"]
-    dbfile = write_db(tmp_path / "db.json", [{"match": match, "entries": wrong + [good]}])
+             {**good, "gflops": 9.0, "params": [1, 2]}, "tiled",
+             # sizes of fewer than three values, or booleans, broke the tall-skinny reason
+             {**good, "gflops": 9.0, "sizes": [[5]]}, {**good, "gflops": 9.0, "sizes": [[]]},
+             {**good, "gflops": 9.0, "sizes": [[True, 1, 1]]},
+             {**good, "gflops": 9.0, "sizes": [[0, 8, 8]]}]
+    # records whose match or entries are of the wrong type: a string's characters
+    # were taken as the match's items (a ValueError from every call)
+    odd = [{"match": "Intel", "entries": [good]}, {"match": match, "entries": "tiled"},
+           {"match": ["vendor"], "entries": []}, "a record"]
+    dbfile = write_db(tmp_path / "db.json",
+                      odd + [{"match": match, "entries": wrong + [good]}])
     chosen = choose(dev, 1024, 1024, 1024, sources=[("user", dbfile)])
     assert chosen.source == "user" and chosen.params == good["params"]
-    assert chosen.reason.count("skipped") == len(wrong)
+    assert chosen.reason.count("entry in") == len(wrong)
+    assert chosen.reason.count("device record #") == len(odd)
 
 
 def test_known_params_for_warm_start(acme_dbs):

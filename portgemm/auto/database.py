@@ -193,12 +193,11 @@ def records(sources: Sequence[tuple[str, Path]],
             notes.append(f"{label} database skipped: {exc}")
             continue
         for number, record in enumerate(data["devices"]):
-            try:
-                match = dict(record["match"])
-                found = list(record["entries"])
-            except (KeyError, TypeError) as exc:
-                notes.append(f"{label} device record #{number} in {path} skipped: {exc}")
+            problem = record_problem(record)
+            if problem:
+                notes.append(f"{label} device record #{number} in {path} skipped: {problem}")
                 continue
+            match, found = dict(record["match"]), record["entries"]
             good = []
             for entry in found:
                 problem = entry_problem(entry)
@@ -209,10 +208,23 @@ def records(sources: Sequence[tuple[str, Path]],
             yield label, Path(path), match, good
 
 
+def record_problem(record: Any) -> str:
+    """Why a device record is malformed ('' when it is not): a mapping whose match is a
+    mapping and whose entries are a list (``dict("ab")`` or a string's characters are
+    neither)."""
+    if not isinstance(record, Mapping):
+        return f"a device record is a mapping, not {type(record).__name__}"
+    if not isinstance(record.get("match"), Mapping):
+        return f"its match must be a mapping, not {record.get('match')!r}"
+    if not isinstance(record.get("entries"), list):
+        return f"its entries must be a list, not {record.get('entries')!r}"
+    return ""
+
+
 def entry_problem(entry: Any) -> str:
     """Why an entry of a database is malformed ('' when it is not): a variant, shape
     class and dtype that are strings, params a mapping, and sizes (where present) a list
-    of M, N, K lists of whole numbers."""
+    of [M, N, K] lists of positive whole numbers."""
     if not isinstance(entry, Mapping):
         return f"an entry is a mapping, not {type(entry).__name__}"
     needed = ("variant", "shape_class", "dtype")
@@ -221,7 +233,8 @@ def entry_problem(entry: Any) -> str:
         return "needs variant, shape_class and dtype (strings) and params (a mapping)"
     sizes = entry.get("sizes", [])
     if not (isinstance(sizes, list) and all(
-            isinstance(size, list) and all(isinstance(x, int) for x in size)
+            isinstance(size, list) and len(size) == 3 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in size)
             for size in sizes)):
-        return f"sizes must be a list of [M, N, K] lists, not {sizes!r}"
+        return f"sizes must be a list of [M, N, K] lists of positive integers, not {sizes!r}"
     return ""
