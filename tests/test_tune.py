@@ -448,6 +448,21 @@ def test_known_params_for_warm_start(acme_dbs):
     assert known_params(dev, "tiled", 8, sources) == []
 
 
+def test_entry_of_a_device_without_a_driver_version_is_used(tmp_path):
+    """A device whose driver version is empty saves an exact-level record that is a
+    name-level one (empty fields make no level); auto and the warm start read it back,
+    where comparing the empty field too had passed it over without a note."""
+    dev = fake_device(driver_version="")
+    path = tmp_path / "tuning.json"
+    saved = entry(tile_y=4, tile_x=1, wg_y=8, wg_x=8)
+    save_entries(path, dev, [saved], level="exact")
+    chosen = choose(dev, 1024, 1024, 1024, sources=[("user", path)])
+    assert chosen.source == "user" and chosen.params == saved["params"]
+    assert known_params(dev, "tiled", 4, [("user", path)]) == [saved["params"]]
+    save_entries(path, dev, [entry(tile_y=1, tile_x=4, wg_y=8, wg_x=8)], level="name")
+    assert len(json.loads(path.read_text())["devices"]) == 1  # the same record
+
+
 def test_save_entries_round_trip(tmp_path):
     dev = fake_device()
     path = tmp_path / "sub" / "tuning.json"

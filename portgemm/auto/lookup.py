@@ -56,9 +56,15 @@ def level_problem(match: Mapping) -> str:
             + "; ".join(f"{lv}: {', '.join(fs)}" for lv, fs in LEVEL_FIELDS.items()))
 
 
+def match_key(match: Mapping) -> dict[str, str]:
+    """A ``match``'s fields as compared: normalized, the empty ones left out, as
+    :func:`match_level` leaves them out (a device with no driver version saves an
+    exact-level record that is a name-level one)."""
+    return {f: normalize(v) for f, v in match.items() if v not in (None, "")}
+
+
 def matches(entry: Entry, device: Device, level: str) -> bool:
-    wanted = {f: normalize(v) for f, v in device_match(device, level).items()}
-    return {f: normalize(v) for f, v in entry.match.items()} == wanted
+    return match_key(entry.match) == match_key(device_match(device, level))
 
 
 def leveled(sources: Sequence[tuple[str, Path]], notes: list[str]) -> list[tuple[str, Entry]]:

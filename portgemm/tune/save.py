@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..auto.database import (DTYPES, FORMAT, VERSION, DatabaseError, default_sources,
                               forget_stamps, read_database, records, user_database_path)
-from ..auto.lookup import LEVELS, device_match, match_level, normalize
+from ..auto.lookup import LEVELS, device_match, match_key, match_level
 from ..auto.shapes import SHAPE_CLASSES
 from ..files import write_atomically
 from ..runtime.device import Device
@@ -65,11 +65,11 @@ def device_record(data: Mapping, match: Mapping, path: Path) -> dict | None:
     """The record of ``data`` whose match is ``match`` (None if there is none); records
     that auto passes over (not a mapping, a match that is not one) are left alone, but
     the matching record's entries must be a list to be saved into (DatabaseError)."""
-    wanted = {f: normalize(v) for f, v in match.items()}
+    wanted = match_key(match)
     for record in data["devices"]:
         if not (isinstance(record, dict) and isinstance(record.get("match"), dict)):
             continue
-        if {f: normalize(v) for f, v in record["match"].items()} == wanted:
+        if match_key(record["match"]) == wanted:
             record.setdefault("entries", [])
             if not isinstance(record["entries"], list):
                 raise DatabaseError(f"cannot save into {path}: the record of {dict(match)} "
@@ -162,8 +162,7 @@ def known_params(device: Device, variant: str, itemsize: int = 4,
         level = match_level(match)
         if level is None:
             continue
-        wanted = {f: normalize(v) for f, v in device_match(device, level).items()}
-        if {f: normalize(v) for f, v in match.items()} != wanted:
+        if match_key(match) != match_key(device_match(device, level)):
             continue
         for entry in good:
             if entry.variant == variant and entry.entry["dtype"] == dtype:
