@@ -190,6 +190,15 @@ def test_a_seed_outside_the_space_is_measured_first(device):
     assert [c.params for c in refused.ok] != [outside]  # the restrictions still hold
 
 
+def test_a_choice_edited_by_its_caller_does_not_reach_the_next_call(device):
+    """choose() remembers its answers; each caller gets params of its own, so an edit
+    is not run unchecked by every later auto call of that shape."""
+    first = choose(device, 100, 100, 100, sources=())
+    kept = dict(first.params)
+    first.params.clear()
+    assert choose(device, 100, 100, 100, sources=()).params == kept
+
+
 def test_the_command_line_measures_the_models_choice_first(device, tmp_path, monkeypatch):
     """A search cut short still saves what auto would have run: the bandwidth model's
     tile is fitted to C (here 5 x 7, outside tallskinny's space) and is measured first."""

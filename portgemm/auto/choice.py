@@ -8,7 +8,7 @@ once; ``matmul`` asks on every call, so answers are remembered until a database 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import inf, prod
 from pathlib import Path
 from typing import Any, Sequence
@@ -132,7 +132,8 @@ def choose(device: Device, m: int, n: int, k: int, itemsize: int = 4, *,
         if len(_memo) > MEMO_LIMIT:
             _memo.clear()
         choice = _memo[key] = _choose(device, m, n, k, itemsize, sources, layout)
-    return choice
+    # a copy of the params: a caller's edit must not reach later calls unchecked
+    return replace(choice, params=dict(choice.params))
 
 
 def _choose(device: Device, m: int, n: int, k: int, itemsize: int,
