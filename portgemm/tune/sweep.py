@@ -54,11 +54,11 @@ def sweep(variant: str, device: Device, size: Size, points: Sequence[tuple[int, 
     work = Workload(size, np.dtype(dtype), seed)
     queue = Queue(device)
     found = []
+    itemsize = np.dtype(dtype).itemsize
     for gs, bs in points:
         try:
-            checked = impl.check({**dict(params or {}), "GS": gs, "BS": bs}, device,
-                                 np.dtype(dtype).itemsize)
-            impl.plan(*size, checked)  # index limits are the plan's to check
+            checked = impl.check({**dict(params or {}), "GS": gs, "BS": bs}, device, itemsize)
+            impl.plan(*size, checked, itemsize)  # index limits are the plan's to check
         except ParameterError:
             found.append(SweepPoint(gs, bs, None, None, "invalid"))
             continue
