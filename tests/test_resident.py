@@ -298,6 +298,35 @@ def test_operands_of_another_queue_are_waited_for(device):
     assert_close(c.get(), a, np.full_like(b, 2.0))
 
 
+def test_an_operand_deleted_while_another_queue_reads_it(device):
+    """B from to_device (portgemm's queue and its memory pool), the call on A's queue,
+    held back: B deleted at once goes back to the pool, and the next to_device gets its
+    buffer. That write waits for the call (it had overwritten B under the kernels: C
+    wrong by a factor of 10^6)."""
+    import gc
+    import threading
+
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    queue = Queue.for_device(device)
+    other = cl.CommandQueue(queue.context)
+    a, b = operands(64, 48, 40)
+    a_dev = cl_array.to_device(other, a)
+    b_dev = portgemm.to_device(b, device)
+    portgemm.matmul(a_dev, b_dev, variant="naive").get()  # kernels built
+    gate = _held(other)
+    c = portgemm.matmul(a_dev, b_dev, variant="naive")
+    del b_dev
+    gc.collect()
+    opener = threading.Timer(0.3, gate.set_status, [cl.command_execution_status.COMPLETE])
+    opener.start()
+    junk = portgemm.to_device(np.full_like(b, 1e6), device)  # waits for the gate
+    opener.join()
+    assert_close(c.get(), a, b)
+    assert junk.get()[0, 0] == 1e6
+
+
 def test_arrays_of_your_own_pyopencl_context(any_device):
     """A queue made by pyopencl code, without profiling: portgemm runs on it."""
     import pyopencl as cl

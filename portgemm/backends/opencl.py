@@ -203,6 +203,25 @@ def order_after_other_queues(queue: Queue, *arrays) -> None:
         cl.enqueue_barrier(queue.cl_queue, wait_for=pending)
 
 
+def hold_other_queues(queue: Queue, result: GemmResult, *arrays) -> None:
+    """Make the queues of device arrays of another queue wait for this call's last
+    command (C's, else the kernels'): a pool on such a queue (portgemm's to_device, the
+    user's pyopencl MemoryPool) hands a deleted array's buffer to that queue's next
+    allocation at once, which would be written over while this call still reads it.
+    Runs after the call lets go of its own queue's lock (no two locks held at once)."""
+    import pyopencl as cl
+
+    others = {x.queue.int_ptr: x.queue for x in arrays
+              if is_device_array(x) and x.queue is not None and x.queue != queue.cl_queue}
+    if not others:
+        return
+    c = result.c
+    last = c.events[-1] if is_device_array(c) and c.events else result.event.cl_event
+    for other in others.values():
+        with Queue.for_cl_queue(other).lock:
+            cl.enqueue_barrier(other, wait_for=[last])
+
+
 def resident_queue(*arrays) -> Queue | None:
     """The queue the device arrays among ``arrays`` live on (the first one's), or None."""
     for x in arrays:
@@ -303,6 +322,7 @@ class OpenCLBackend:
                 result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
                                    wait=wait)
             if result is not None:
+                hold_other_queues(queue, result, a, b, out)
                 result.source, result.reason = resolved.source, resolved.reason
                 return result
         return None
@@ -321,6 +341,7 @@ class OpenCLBackend:
         with queue.lock, queue.drained_on_error():
             result = run_gemm(queue, resolved.impl, resolved.params, a, b, poison=poison,
                               out=out, wait=wait)
+        hold_other_queues(queue, result, a, b, out)
         result.source, result.reason = resolved.source, resolved.reason
         return result
 
