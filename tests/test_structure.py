@@ -196,6 +196,19 @@ def test_clear_caches_forgets_everything(any_device):
     assert np.all(portgemm.matmul(a, a, device=any_device) == 9)
 
 
+
+def test_clear_caches_gives_back_the_memory_of_deleted_arrays(any_device):
+    """A queue's pool keeps a deleted array's buffer for its next array; clear_caches()
+    gives it back, also where an array still alive keeps the forgotten queue's pool."""
+    kept = portgemm.to_device(np.ones(16, np.float32), any_device)
+    gone = portgemm.to_device(np.ones(1 << 20, np.float32), any_device)
+    pool = Queue.for_device(any_device).allocator
+    del gone
+    assert pool.held_blocks >= 1
+    portgemm.clear_caches()
+    assert pool.held_blocks == 0 and pool.active_blocks >= 1
+    assert kept.get()[0] == 1
+
 # Module-level dicts that are not caches, each with the reason it is not cleared.
 NOT_CACHES = {
     "caches.py": "_clearers",             # the registry itself

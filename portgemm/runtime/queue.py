@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..caches import cache_dict
+from ..caches import cache_dict, register
 from ..errors import BuildError, ForkedProcessError, ParameterError
 from . import invoker_cache, pocl_target, program_cache
 from . import ptx as ptx_route
@@ -89,6 +89,19 @@ class Event:
                                f"profiling (pyopencl.command_queue_properties."
                                f"PROFILING_ENABLE; portgemm's own queues have it): "
                                f"{exc}") from exc
+
+
+def _free_pooled() -> None:
+    """Give back the memory every queue's pool keeps for arrays deleted (a pool holds it
+    for the next array of the queue; arrays still alive keep their queue's pool alive
+    after clear_caches() forgets the queue). Registered before the queues' own caches,
+    so it runs before they are forgotten."""
+    for queue in list(Queue._every):
+        if queue._allocator is not None:
+            queue._allocator.free_held()
+
+
+register("portgemm.runtime.queue.pooled_memory", _free_pooled)
 
 
 class Queue:
