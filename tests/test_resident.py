@@ -437,6 +437,9 @@ def test_empty_pinned_takes_numpy_shapes_and_refuses_what_cannot_be(any_device):
     too_many = any_device.max_mem_alloc_size // 4 + 1
     with pytest.raises(portgemm.ParameterError, match="max_mem_alloc_size"):
         portgemm.empty_pinned((too_many,), np.float32, any_device)
+    for wraps in [(2**32, 2**32), (2**62, 4)]:  # bytes past int64: a segfault before
+        with pytest.raises(portgemm.ParameterError, match="max_mem_alloc_size"):
+            portgemm.empty_pinned(wraps, np.float32, any_device)
 
 
 def test_copy_into_from_a_device_array_at_an_offset(device):

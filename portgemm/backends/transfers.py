@@ -25,6 +25,7 @@ CPU devices this way); a policy the device cannot do falls back to ``copy``.
 
 from __future__ import annotations
 
+import math
 import os
 import weakref
 from typing import Any
@@ -108,7 +109,7 @@ def empty_pinned(shape, dtype=np.float32, device: Any = None) -> np.ndarray:
     if any(int(n) < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
     queue = Queue.for_device(device)
-    nbytes = max(1, int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
+    nbytes = max(1, math.prod(int(n) for n in shape) * dtype.itemsize)  # (int64 wraps)
     if nbytes > queue.device.max_mem_alloc_size:
         raise ParameterError(f"a pinned array of {nbytes:,} bytes is past max_mem_alloc_size "
                              f"{queue.device.max_mem_alloc_size:,} of "
