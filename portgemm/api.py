@@ -13,7 +13,7 @@ from .errors import ParameterError
 from .memory import copy_into
 from .operands import (check_device_memory, check_one_context, check_operands, check_out,
                        check_poison, is_device_array, is_empty_product, layout_of,
-                       written_apart)
+                       memory_problem, written_apart)
 from .result import GemmResult
 from .stacks import is_plain, matmul_stacks
 
@@ -156,8 +156,12 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
         result = run_stack(resolved, a3, b3, out=out3, wait=False)
         return None if result is None else result.c
 
+    def memory(buffers, itemsize):
+        return memory_problem(_device(chosen, device, a, b), buffers, itemsize)
+
     return matmul_stacks(a, b, product, out=out,
-                         stack_product=None if run_stack is None else stack_product)
+                         stack_product=None if run_stack is None else stack_product,
+                         memory=memory)
 
 
 def _check_params(params) -> None:

@@ -196,30 +196,43 @@ def check_device_memory(device, a: np.ndarray, b: np.ndarray,
     Run before any buffer is made, so the error is ours and not the driver's
     INVALID_BUFFER_SIZE (or an out-of-memory failure half-way through a call).
     """
-    max_alloc = getattr(device, "max_mem_alloc_size", None)
-    global_mem = getattr(device, "global_mem_size", None)
     m, k = a.shape
     n = b.shape[1]
-    itemsize = a.dtype.itemsize
-    buffers = [(f"{name} ({rows} x {cols} {a.dtype})", rows * cols)
-               for name, rows, cols in (("a", m, k), ("b", k, n), ("c", m, n))]
+    buffers = product_buffers(m, n, k, a.dtype)
     # split-K's partial products (a smaller KSPLIT needs less) or a packed operand
     buffers += [(f"workspace W{index} ({elements} {a.dtype} values of split-K's partial "
                  f"products or a packed operand)", elements)
                 for index, elements in enumerate(workspace)]
+    problem = memory_problem(device, buffers, a.dtype.itemsize)
+    if problem:
+        raise ParameterError(problem)
+
+
+def product_buffers(m: int, n: int, k: int, dtype) -> list[tuple[str, int]]:
+    """(name, elements) of the buffers of an m x k times k x n product."""
+    return [(f"{name} ({rows} x {cols} {np.dtype(dtype)})", rows * cols)
+            for name, rows, cols in (("a", m, k), ("b", k, n), ("c", m, n))]
+
+
+def memory_problem(device, buffers: list[tuple[str, int]], itemsize: int) -> str:
+    """Why ``buffers`` ((name, elements) pairs) would not fit on ``device`` ('' when they
+    do): one over its ``max_mem_alloc_size``, or all together over its
+    ``global_mem_size``; a device without those (the host CPU) takes anything."""
+    max_alloc = getattr(device, "max_mem_alloc_size", None)
+    global_mem = getattr(device, "global_mem_size", None)
     where = getattr(device, "description", device)
     if max_alloc is not None:
         for name, elements in buffers:
             if elements * itemsize > max_alloc:
-                raise ParameterError(
-                    f"{name} needs {_mib(elements * itemsize)} in one buffer, over the "
-                    f"device's max_mem_alloc_size of {_mib(max_alloc)} on {where}")
+                return (f"{name} needs {_mib(elements * itemsize)} in one buffer, over the "
+                        f"device's max_mem_alloc_size of {_mib(max_alloc)} on {where}")
     total = sum(elements for _, elements in buffers) * itemsize
     if global_mem is not None and total > global_mem:
-        together = "a, b and c" + (" and the workspace" if workspace else "")
-        raise ParameterError(
-            f"{together} need {_mib(total)} together, over the device's global_mem_size "
-            f"of {_mib(global_mem)} on {where}")
+        names = [name.split(" (")[0] for name, _ in buffers]
+        together = (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 else names[0]
+        return (f"{together} need {_mib(total)} together, over the device's "
+                f"global_mem_size of {_mib(global_mem)} on {where}")
+    return ""
 
 
 def _mib(nbytes: int) -> str:

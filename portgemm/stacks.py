@@ -29,7 +29,7 @@ import numpy as np
 from .errors import ParameterError
 from .memory import copy_into
 from .operands import (MAX_ELEMENTS, as_array, check_dtypes, check_one_context, check_out,
-                       is_device_array, of_another_kind, written_apart)
+                       is_device_array, of_another_kind, product_buffers, written_apart)
 
 # one 2-D product: (a, b, out) -> C, as portgemm.gemm(...).c with the call's options
 Product = Callable[..., object]
@@ -37,6 +37,11 @@ Product = Callable[..., object]
 # a whole stack in one launch: (A (1 or S, M, K), B (1 or S, K, N), out (S, M, N) or None)
 # -> C (S, M, N), or None where it cannot (the backend's run_stack)
 StackProduct = Callable[..., object]
+
+# why buffers ((name, elements) pairs) would not fit on the call's device, '' where they
+# do (operands.memory_problem): the ways that join a stack's matrices into one take them
+# only where the joined matrices fit
+MemoryCheck = Callable[[list, int], str]  # (buffers, itemsize) -> why not
 
 # A times a stack of B side by side, where the stack cannot run in one launch, up to B's
 # of this many values: past them, copying B and C costs more than a call a matrix (Zen 5,
@@ -51,7 +56,8 @@ def is_plain(a, b) -> bool:
     return getattr(a, "ndim", None) == 2 and getattr(b, "ndim", None) == 2
 
 
-def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct | None = None):
+def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct | None = None,
+                  memory: MemoryCheck | None = None):
     """``a @ b`` by numpy's rules: one :data:`StackProduct` for a whole stack where it is
     given and can (for every stack but A's beside one B), else :data:`Product` for each
     2-D product needed.
@@ -62,7 +68,9 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
     kernels' 32-bit indices, or an ``out`` that is not a writable array of the result's
     shape and dtype (C-contiguous where it is a device array) (ParameterError, a
     ValueError); TypeError for dtypes as
-    :func:`portgemm.gemm`.
+    :func:`portgemm.gemm`. ``memory``: where given, the stack's matrices are joined into
+    one (A's rows, B's side by side) only where the joined ones fit the device, and a
+    device C's stack, one buffer, that does not fit is a ParameterError.
     """
     a, b = as_array(a), as_array(b)
     for label, x in (("a", a), ("b", b)):
@@ -103,11 +111,12 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
         check_out(out, final, a.dtype)
         if written_apart(out, a, b) or of_another_kind(out, a, b):
             # as numpy does: C made apart, then copied in
-            return copy_into(out, matmul_stacks(a, b, product, None, stack_product),
+            return copy_into(out, matmul_stacks(a, b, product, None, stack_product, memory),
                              wait=False)
     full = stack + (m, n)
     target = None if out is None else _shaped(out, full)
-    c = _product_of_stacks(a2, b2, stack, product, target, stack_product)
+    c = _product_of_stacks(a2, b2, stack, product, target, stack_product,
+                           memory or (lambda buffers, itemsize: ""))
     if out is not None:
         return out
     c = _shaped(c, final)
@@ -115,20 +124,23 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
 
 
 def _product_of_stacks(a, b, stack: tuple, product: Product, out,
-                       stack_product: StackProduct | None):
+                       stack_product: StackProduct | None, memory: MemoryCheck):
     """C of shape stack + (M, N) for A (..., M, K) and B (..., K, N), into ``out`` if given."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
     count = prod(stack)
     if a.ndim == 2 and b.ndim == 2:
         return product(a, b, out)
+    joined_rows = product_buffers(count * m, n, k, a.dtype)
+    joined_columns = product_buffers(m, count * n, k, a.dtype)
     if not count:  # no product, but the variant and parameters are checked, as gemm does
         product(_empty(a, (0, k)), _empty(b, (k, n)), None)
     flat = _reshapes(a) and _reshapes(b)
     # A's rows one after another (reshape copies only a strided numpy stack)
     # (not past the kernels' 32-bit index: the stack as one matrix could be, its
     # matrices are not; the one launch below takes it)
-    if _one_matrix(b) and flat and count * m * max(k, n) <= MAX_ELEMENTS:
+    if (_one_matrix(b) and flat and count * m * max(k, n) <= MAX_ELEMENTS
+            and not memory(joined_rows, a.dtype.itemsize)):
         rows = _stacked(a, stack).reshape(count * m, k)
         c = product(rows, _shaped(b, (k, n)),
                     None if out is None else out.reshape(count * m, n))
@@ -143,6 +155,10 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     if resident is not None:  # a pair at a time, each matrix a view of its stack
         import pyopencl.array as cl_array
 
+        whole_c = [(f"c's stack ({count} x {m} x {n} {a.dtype})", count * m * n)]
+        problem = memory(whole_c, a.dtype.itemsize) if out is None else ""
+        if problem:
+            raise ParameterError(f"{problem}: a device C is one array")
         c = cl_array.zeros(resident.queue, stack + (m, n), a.dtype) if out is None else out
         if not (count and m and n and k):  # numpy's answer: empty, or zeros for K = 0
             c.fill(0)
@@ -150,7 +166,9 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
         for index in np.ndindex(*stack):
             c[index] = product(_matrix(a, index), _matrix(b, index), None)
         return c
-    if _one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES and count * n * max(k, m) <= MAX_ELEMENTS:
+    if (_one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES
+            and count * n * max(k, m) <= MAX_ELEMENTS
+            and not memory(joined_columns, a.dtype.itemsize)):
         # B's matrices side by side, then C's column blocks into a stack
         columns = _stacked(b, stack).reshape(count, k, n)
         joined = np.ascontiguousarray(columns.transpose(1, 0, 2)).reshape(k, count * n)

@@ -499,3 +499,23 @@ def test_the_host_lays_out_no_stack_in_device_memory_or_svm(device, policy, monk
         for index in range(result.c.shape[0]):
             check(result.c[index], a[min(index, a.shape[0] - 1)],
                   b[min(index, b.shape[0] - 1)])
+
+
+def test_stacks_whose_joined_matrices_do_not_fit_run_a_pair_at_a_time(any_device):
+    """On a device of 4 MiB buffers, a stack whose matrices each fit runs, where joining
+    them (A's rows one after another, B's side by side) made one past the limit: a
+    ParameterError naming a matrix the caller never passed. A device C's stack is one
+    array: past the limit it is a ParameterError before any buffer, not the driver's
+    INVALID_BUFFER_SIZE."""
+    import dataclasses
+
+    small = dataclasses.replace(any_device, max_mem_alloc_size=4 << 20)
+    rng = np.random.default_rng(0)
+    for a, b in [(rng.random((4, 600, 600)), rng.random((600, 1))),
+                 (rng.random((2000, 100)), rng.random((40, 100, 100)))]:
+        c = portgemm.matmul(a, b, device=small)
+        assert relative_error(c, reference(a, b)) <= tolerance(np.float64, a.shape[-1])
+    a_dev = portgemm.to_device(rng.random((2, 600, 1)), small)
+    b_dev = portgemm.to_device(rng.random((2, 1, 600)), small)
+    with pytest.raises(portgemm.ParameterError, match="c's stack.*max_mem_alloc_size"):
+        portgemm.matmul(a_dev, b_dev)

@@ -88,9 +88,10 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
         return None
     plan, sources, options = found
     kernels = build(queue, plan, sources, options)
-    c = out if out is not None else new_result(queue, (count, m, n), a.dtype, a, b)
-    order_after_other_queues(queue, a, b, c)
-    transfer = Transfer(queue, policy_for(queue.device), largest_host_array(a, b, c))
+    on_host = not (is_device_array(a) or is_device_array(b))  # C is numpy's (new_result)
+    c_bytes = count * m * n * a.dtype.itemsize if out is None and on_host else 0
+    transfer = Transfer(queue, policy_for(queue.device),
+                        max(largest_host_array(a, b, out), c_bytes))
     alignment = stack_alignment(queue, transfer, a.dtype.itemsize)
     pitches = [pitch_for(rows, cols, alignment, a.dtype.itemsize)
                for rows, cols in ((m, k), (k, n), (m, n))]
@@ -98,7 +99,9 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
              for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
     sizes += [elements * a.dtype.itemsize for elements in plan.workspace]
     if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
-        return None  # one product at a time fits, as matmul checks for each
+        return None  # one product at a time fits, as matmul checks for each (before C is made)
+    c = out if out is not None else new_result(queue, (count, m, n), a.dtype, a, b)
+    order_after_other_queues(queue, a, b, c)
     c_arg, waits = transfer.stack_output(c, pitches[2], poison)
     arguments = {"A": transfer.stack_input(a, pitches[0]),
                  "B": transfer.stack_input(b, pitches[1]), "C": c_arg,
@@ -179,8 +182,9 @@ def _launch(queue: Queue, plan, kernels: list, arguments: dict, waits,
 
 def largest_host_array(*arrays) -> int:
     """Bytes of the largest numpy array among a call's A, B and C (device arrays move
-    nothing)."""
-    return max((x.nbytes for x in arrays if not is_device_array(x)), default=0)
+    nothing; None, an ``out`` not given, is nothing)."""
+    return max((x.nbytes for x in arrays if x is not None and not is_device_array(x)),
+               default=0)
 
 
 def new_result(queue: Queue, shape: tuple[int, ...], dtype, a, b):
