@@ -129,6 +129,22 @@ def test_verified_run_measures_again_what_an_unverified_run_cached(device, tmp_p
                  progress=False, cache_file=cache)  # its own verdicts stand
     assert again.from_cache == 2 and again.best is None
 
+def test_a_spent_budget_still_measures_the_warm_start(device):
+    """A budget spent before the first candidate (walking a large space can take it all)
+    still measures the warm start, so the search saves nothing slower than what auto
+    would run; with no warm start nothing is measured, and the summary says so rather
+    than that no candidate was right."""
+    start = {"tile_y": 2, "tile_x": 2, "wg_y": 4, "wg_x": 8}
+    warm = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, budget_s=1e-9,
+                first=[start], progress=False)
+    assert warm.measured == 1 and warm.best.params == start
+    assert "budget of 1e-09 s spent" in warm.stopped
+    cold = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, budget_s=1e-9,
+                progress=False)
+    assert cold.measured == 0 and cold.best is None
+    assert "best: none (no candidate was measured: budget of 1e-09 s spent)" in cold.summary()
+
+
 def test_resumes_from_cache_file(device, tmp_path):
     cache = tmp_path / "resume.jsonl"
     first = tune("tiled", device, [SIZE], space=TINY, reps=1, warmup=0, max_evals=4,

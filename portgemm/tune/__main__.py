@@ -291,7 +291,7 @@ def run_quick(args, device, size, itemsize: int) -> None:
                      f"saved {result.variant} for every size class ({args.level} key) into "
                      f"{{path}}; variant='auto' runs it where none of its rules picks another "
                      f"family (--show --sizes MxNxK says what auto runs at a shape)",
-                     "nothing saved: no candidate ran correctly")
+                     f"nothing saved: {result.why_no_best}")
     else:
         print("not saved: add --save to make it the device's entry")
 
@@ -348,7 +348,7 @@ def main(argv=None) -> int:
                 save_and_say(args, device, entries, itemsize,
                              f"saved {variant.name} for shape classes {classes} "
                              f"({args.level} key) into {{path}}",
-                             f"nothing saved for {variant.name}: no candidate ran correctly")
+                             f"nothing saved for {variant.name}: {result.why_no_best}")
                 if entries:
                     print()
         if args.show:

@@ -226,8 +226,16 @@ class TuneResult:
             text += (f"\nbest: {self.best.params} {self.best.kernel_ms:.4f} ms, "
                      f"{self.best.gflops:.2f} GFLOPS")
         else:
-            text += "\nbest: none (no candidate was verified correct)"
+            text += f"\nbest: none ({self.why_no_best})"
         return text
+
+    @property
+    def why_no_best(self) -> str:
+        """Why :attr:`best` is None: nothing was measured (a budget spent walking the
+        space, a space of no valid point), or nothing measured ran correctly."""
+        if self.measured or self.from_cache:
+            return "no candidate was verified correct"
+        return "no candidate was measured" + (f": {self.stopped}" if self.stopped else "")
 
 
 def _short(message: str, limit: int = 70) -> str:

@@ -81,10 +81,10 @@ def get_strategy(name: str):
 
 
 def order(points: list[Point], strategy: str, context: SearchContext,
-          first: Sequence[Mapping] = ()) -> tuple[Kept, Pruned]:
+          first: Sequence[Mapping] = ()) -> tuple[Kept, Pruned, int]:
     """The strategy's order, with the points equal to one of ``first`` (after resolving:
     a warm start from earlier tunings) moved to the front in ``first``'s order, whatever
-    the strategy."""
+    the strategy; and how many lead it so."""
     wanted = {}
     for params in first:
         try:
@@ -98,4 +98,4 @@ def order(points: list[Point], strategy: str, context: SearchContext,
     front = sorted((p for p in points if rank(p) is not None), key=rank)
     rest = [p for p in points if rank(p) is None]
     kept, pruned = get_strategy(strategy)(rest, context)
-    return [(p, None) for p in front] + kept, pruned
+    return [(p, None) for p in front] + kept, pruned, len(front)

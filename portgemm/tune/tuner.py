@@ -59,7 +59,9 @@ def tune(variant: str | Variant, device: DeviceSpec | Device = None, sizes=(512,
     strategy: "exhaustive" (every valid point in order), "random" (a seeded random
       order; with budget_s or max_evals a random sample), "model" (rank by the analytic
       model of :mod:`portgemm.tune.model`, time the top ``fraction``).
-    budget_s: wall-clock seconds after which no new candidate is started.
+    budget_s: wall-clock seconds after which no new candidate is started, but for
+      ``first``'s, which are measured whatever the time (walking a large space may
+      spend the whole budget).
     max_evals: at most this many candidates evaluated (cached ones count).
     reps, warmup: timed and untimed runs per candidate and shape; kernel_ms is the
       median of the timed runs' event times.
@@ -96,7 +98,7 @@ def tune(variant: str | Variant, device: DeviceSpec | Device = None, sizes=(512,
                                               restrictions, progress)
     valid += _seeds_outside(impl, chosen, dtype.itemsize, first, valid, restrictions)
     context = SearchContext(impl, chosen, shapes, dtype.itemsize, seed, fraction)
-    ordered, pruned = order(valid, strategy, context, first)
+    ordered, pruned, warm = order(valid, strategy, context, first)
     skipped = [Candidate(p.params, "skipped", message=why, predicted=cost)
                for p, cost, why in pruned]
 
@@ -108,7 +110,9 @@ def tune(variant: str | Variant, device: DeviceSpec | Device = None, sizes=(512,
         for index, (point, cost) in enumerate(ordered):
             if max_evals is not None and len(evaluated) >= max_evals:
                 stopped = f"max_evals={max_evals} reached"
-            elif budget_s is not None and time.perf_counter() - started >= budget_s:
+            elif (budget_s is not None and index >= warm
+                  and time.perf_counter() - started >= budget_s):
+                # (not the warm start: a search cut short saves nothing slower than it)
                 stopped = f"budget of {budget_s:g} s spent"
             if stopped:
                 skipped.extend(Candidate(p.params, "skipped", message=stopped, predicted=c)
