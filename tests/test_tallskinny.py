@@ -1047,6 +1047,19 @@ def test_cli_model_sweep_takes_fixed_parameters(any_device, tmp_path):
                           "rtx2080ti", "--param", "GS=1,2"], capture_output=True, text=True,
                          timeout=60)
     assert two.returncode == 2 and "one value" in two.stderr
+    # a parameter the model's kernel lacks: every point was invalid, an empty table, exit 0
+    unknown = subprocess.run([sys.executable, "-m", "portgemm.tune", "--model", "phvm",
+                              "--constants", "rtx2080ti", "--param", "NOSUCH=1"],
+                             capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == 2 and "no parameter NOSUCH" in unknown.stderr
+
+
+def test_sweep_says_why_a_point_does_not_run(any_device):
+    from portgemm.tune.sweep import sweep
+
+    too_wide = any_device.max_work_group_size * 2
+    found = sweep("phvm", any_device, (2, 3, 500), [(1, too_wide)], reps=1, warmup=0)
+    assert found[0].status == "invalid" and "max_work_group_size" in found[0].message
 
 
 def test_cli_sweep_times_both_cpu_forms(any_device, tmp_path):

@@ -673,6 +673,19 @@ def test_tolerance_is_for_floats():
         tolerance(np.int32, 100)
 
 
+@pytest.mark.parametrize("argv, words", [
+    (["--variant", "tiled", "--only", "tile_x=1", "--only", "tile_x=2"], "tile_x more than once"),
+    (["--variant", "tiled", "--param", "tile_x=1", "--param", "tile_x=2"], "tile_x more than once"),
+    (["--show", "--save"], "--show alone tunes nothing"),
+    (["--show", "--database", "x.json"], "--show alone tunes nothing")])
+def test_cli_mistakes_that_were_taken_silently(argv, words, capsys):
+    """A name given twice kept its last values alone; --save with --show alone saved
+    nothing and said nothing."""
+    with pytest.raises(SystemExit) as stop:
+        cli_main([*argv, "--sizes", "64"])
+    assert stop.value.code == 2 and words in capsys.readouterr().err
+
+
 def test_cli_only_and_param_together_is_a_mistake(device, capsys):
     """--param was silently ignored beside --only."""
     with pytest.raises(SystemExit) as info:

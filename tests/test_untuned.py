@@ -190,7 +190,11 @@ def test_quick_cli_says_where_auto_will_not_run_the_saved_entry(device, tmp_path
     assert out.count("note: at 32x32x32 auto runs naive") == 1 and "a rule of the test" in out
 
 
-@pytest.mark.parametrize("extra", [["--variant", "xgemm"], ["--model", "phvm"]])
+@pytest.mark.parametrize("extra", [["--variant", "xgemm"], ["--model", "phvm"],
+                                   # its own search: these were ignored without a word
+                                   ["--strategy", "random"], ["--max-evals", "1"],
+                                   ["--only", "tile_x=4"], ["--param", "tile_x=4"],
+                                   ["--restrict", "nonsense =="]])
 def test_quick_refuses_a_variant_or_model(extra, capsys):
     with pytest.raises(SystemExit) as stop:
         tune_cli.main(["--quick", *extra])

@@ -73,7 +73,8 @@ def build_parser() -> Parser:
                         f"starting point, at {QUICK_SIZE}^3 (or the first of --sizes), in "
                         f"{QUICK_BUDGET_S:.0f} s (or --budget); with --save its best becomes "
                         f"the device's entry for every size class")
-    p.add_argument("--strategy", choices=list(STRATEGIES), default="exhaustive")
+    p.add_argument("--strategy", choices=list(STRATEGIES), default=None,
+                   help="the search's order (default exhaustive)")
     p.add_argument("--budget", type=float, default=None, metavar="S",
                    help="seconds after which no new candidate is started (shared by all variants)")
     p.add_argument("--max-evals", type=int, default=None, metavar="N",
@@ -235,6 +236,25 @@ def checked_arguments(parser: Parser, args):
                              "--model phvm")
         if args.rounds > 1 and not args.sweep:
             raise ValueError("--rounds goes with --model --sweep")
+        for option, given in (("--only", args.only), ("--param", args.param)):
+            names = [name for name, _ in given]
+            twice = sorted({name for name in names if names.count(name) > 1})
+            if twice:  # a dict of them kept the last values alone
+                raise ValueError(f"{option} names {', '.join(twice)} more than once: give "
+                                 f"its values in one {option} {twice[0]}=V1,V2")
+        quick_only = [option for option, given in (
+            ("--strategy", args.strategy), ("--max-evals", args.max_evals),
+            ("--only", args.only), ("--param", args.param), ("--restrict", args.restrict))
+            if given]
+        if args.quick and quick_only:
+            raise ValueError(f"--quick searches its own space its own way: leave out "
+                             f"{', '.join(quick_only)}")
+        if (args.save or args.database) and not (args.variant or args.quick):
+            raise ValueError("--save and --database save what --variant or --quick tunes; "
+                             "--show alone tunes nothing")
+        if args.model is not None:  # the sweep's fixed parameters are the model kernel's
+            model_kernel = get_variant(args.model)
+            search_space(model_kernel, {**model_kernel.space, **dict(args.param)})
         if args.model is not None and any(len(values) != 1 for _, values in args.param):
             raise ValueError("with --model, each --param gives one value (the sweep's "
                              "parameters besides GS and BS)")
@@ -335,7 +355,8 @@ def main(argv=None) -> int:
                     continue
             first = [] if args.no_warm_start else warm_start(device, variant, sizes, itemsize)
             result = tune(variant, device, sizes, space=space, restrictions=args.restrict,
-                          strategy=args.strategy, budget_s=budget, max_evals=args.max_evals,
+                          strategy=args.strategy or "exhaustive", budget_s=budget,
+                          max_evals=args.max_evals,
                           reps=args.reps, warmup=args.warmup, dtype=args.dtype,
                           cache_file=cache, progress=not args.no_progress, seed=args.seed,
                           fraction=args.fraction, first=first)

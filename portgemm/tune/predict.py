@@ -105,6 +105,8 @@ def predict_device(model: str, device: Device, sizes, *, u_sm: float | None,
                 for p in found if p.status != "invalid"]
         lines.append(tabulate(rows, headers=["GS", "BS", "kernel ms", "rel err", "status", ""],
                               disable_numparse=True))
+        if not rows and found:  # (the table leaves invalid points out)
+            lines.append(f"no point of the grid runs here: {found[0].message}")
         if best is not None and mine is not None and mine.kernel_ms is not None:
             lines.append(f"fastest: GS={best.gs} BS={best.bs} {best.kernel_ms:.3f} ms; the model's "
                          f"GS={gs} BS={bs} {mine.kernel_ms:.3f} ms = "

@@ -28,6 +28,7 @@ class SweepPoint:
     kernel_ms: float | None  # median of the timed runs; None when not ok
     relerr: float | None
     status: str              # ok / wrong / failed / invalid
+    message: str = ""        # why a point is invalid or failed
 
 
 def grid(device: Device, extra_gs: Sequence[int] = (), simd: int = 32,
@@ -59,13 +60,13 @@ def sweep(variant: str, device: Device, size: Size, points: Sequence[tuple[int, 
         try:
             checked = impl.check({**dict(params or {}), "GS": gs, "BS": bs}, device, itemsize)
             impl.plan(*size, checked, itemsize)  # index limits are the plan's to check
-        except ParameterError:
-            found.append(SweepPoint(gs, bs, None, None, "invalid"))
+        except ParameterError as exc:
+            found.append(SweepPoint(gs, bs, None, None, "invalid", str(exc)))
             continue
         try:
             record = measure(queue, impl, checked, work, reps, warmup)
-        except BuildError:
-            found.append(SweepPoint(gs, bs, None, None, "failed"))
+        except BuildError as exc:
+            found.append(SweepPoint(gs, bs, None, None, "failed", str(exc).splitlines()[0]))
             continue
         relerr = None if record.relerr is None or math.isinf(record.relerr) else record.relerr
         found.append(SweepPoint(gs, bs, record.kernel_ms, relerr, record.status))
