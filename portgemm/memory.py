@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .operands import is_device_array, native_order
+from .operands import as_array, is_device_array, native_order
 
 
 def to_device(array, device: Any = None):
@@ -30,7 +30,7 @@ def to_device(array, device: Any = None):
     if is_device_array(array):  # numpy made an object array of it
         raise TypeError("to_device takes a numpy array (or what numpy reads as one); this "
                         "one is on a device already: portgemm.to_host(x) brings it back")
-    host = np.asarray(array)
+    host = as_array(array)  # a masked array refused, as matmul refuses it
     if not host.flags.c_contiguous:  # (np.ascontiguousarray made a 0-d array 1-d)
         host = np.ascontiguousarray(host)
     queue = Queue.for_device(device)

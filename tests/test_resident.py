@@ -359,6 +359,9 @@ def test_device_array_errors(any_device):
     empty = portgemm.matmul(portgemm.to_device(np.ones((3, 0), np.float32), any_device),
                             np.ones((0, 4), np.float32))
     assert isinstance(empty, cl_array.Array) and np.all(empty.get() == 0)
+    masked = np.ma.masked_array(a, mask=a > 1)  # to_device dropped the mask matmul refuses
+    with pytest.raises(TypeError, match="masked arrays"):
+        portgemm.to_device(masked, any_device)
 
 
 def test_pinned_arrays(any_device):
