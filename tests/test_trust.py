@@ -91,6 +91,8 @@ def test_bench_sizes_past_the_machines_memory_are_a_mistake(capsys, monkeypatch)
     (["--variant", "nosuch"], "unknown variant 'nosuch'"),
     (["--variant", "naive,"], "unknown variant ''"),  # the empty name was a blank
     (["--device", "nosuch"], "no device matches 'nosuch'"),
+    (["--device", ""], "blank device"),  # "$DEV" unset: the default device ran
+    (["--device", "cpu,"], "blank device"),
     (["--params", "{bad"], "--params"),
     (["--params", "[1, 2]"], "--params"),
     # a value every variant that has the parameter refuses: every row was skipped

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..backends import DEFAULT_BACKEND, backend_names, get_backend
-from ..errors import ParameterError
+from ..errors import DeviceNotFoundError, ParameterError
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,16 @@ def _targets(backend: str, spec: str | None) -> list[Target]:
 
 
 def parse_targets(spec: str | None) -> list[Target]:
-    if not spec:
+    """The devices of ``--device`` (None: the default device). A blank one, or a blank
+    item of a list, is a DeviceNotFoundError as select_device("") is, not the default
+    device (``--device "$DEV"`` with DEV unset benchmarked it without a word)."""
+    if spec is None:
         return _targets(DEFAULT_BACKEND, "")
     targets: list[Target] = []
     for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            raise DeviceNotFoundError(f"--device {spec!r} names a blank device; leave "
+                                      f"--device out for the default one")
         head, _, rest = item.partition(":")
         if item.lower() == "all":
             found = [t for name in backend_names() for t in _targets(name, None)]
