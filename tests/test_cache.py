@@ -261,6 +261,30 @@ def test_what_the_disk_cache_does_not_keep(any_device, tmp_path, monkeypatch):
     assert program_cache.load(any_device, "kernel source", ()) is None
 
 
+def test_a_cache_folder_that_cannot_be_had_is_said_once_in_its_own_words(any_device,
+                                                                         tmp_path,
+                                                                         monkeypatch):
+    """A path that is a file, or under one, is not a security matter: the warning says
+    what is wrong, once for loading and storing alike (it blamed another user's
+    binaries, in two wordings)."""
+    import warnings
+
+    from portgemm.runtime import program_cache
+
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for path, says in [(afile, "is not a folder"), (afile / "programs", "cannot be made or used")]:
+        monkeypatch.setenv("PORTGEMM_PROGRAM_CACHE", str(path))
+        program_cache._say_once.cache_clear()
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            assert program_cache.load(any_device, "kernel source", ()) is None
+            program_cache.store(any_device, "kernel source", (), b"binary")
+        messages = [str(w.message) for w in said]
+        assert len(messages) == 1 and says in messages[0], messages
+        assert "another user" not in messages[0]
+
+
 def test_a_trim_removes_what_a_killed_write_left(tmp_path):
     from portgemm.runtime import program_cache
 

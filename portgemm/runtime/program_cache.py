@@ -82,17 +82,33 @@ def usable_folder(source: str, *, make: bool = False) -> Path | None:
     folder = cache_folder()
     if folder is None or "#include" in source:
         return None
-    try:
-        if make:
+    if make:
+        try:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except FileExistsError:  # a file of that name: said below, as load says it
+            pass
+        except OSError as exc:  # a read-only home, say: the cache is simply done without
+            _say_once(_unusable(folder, exc))
+            return None
+    try:
         check_private_folder(folder)
-    except FileNotFoundError:
+    except FileNotFoundError:  # nothing stored yet
         return None
-    except OSError as exc:
+    except PermissionError as exc:  # others may put files there
         _say_once(f"portgemm: programs are not cached on disk: {exc} (another user's "
                   f"binaries there would be loaded and run)")
         return None
+    except OSError as exc:
+        _say_once(_unusable(folder, exc))
+        return None
     return folder
+
+
+def _unusable(folder: Path, exc: OSError) -> str:
+    """The warning for a folder that cannot be made or used, the same words whether it
+    was being made (a store) or read (a load)."""
+    why = f"{folder} cannot be made or used ({exc.strerror})" if exc.strerror else str(exc)
+    return f"portgemm: programs are not cached on disk: {why}"
 
 
 @functools.lru_cache(maxsize=None)
