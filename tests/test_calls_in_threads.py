@@ -109,3 +109,22 @@ def test_a_call_holds_its_queue_until_it_is_done(device, monkeypatch):
     assert_close(portgemm.matmul(a, a.T, device=device), a, a.T)
     assert_close(portgemm.matmul(np.stack([a, a]), a.T, device=device)[1], a, a.T)
     assert held == [True, True]
+
+
+def test_a_users_queue_keeps_its_lock_past_the_wrappers_kept(device):
+    """The lock known-issues.md tells threads to hold around their own commands on a
+    queue is that queue's for good: past WRAPPED_KEPT other queues its wrapper was made
+    anew with a lock of its own, which did not keep a thread holding the old one out."""
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    from portgemm.runtime.queue import WRAPPED_KEPT, Queue
+
+    context = Queue.for_device(device).context
+    mine = cl.CommandQueue(context)
+    held = Queue.for_cl_queue(mine).lock
+    a = np.ones((4, 4), np.float32)
+    for _ in range(WRAPPED_KEPT + 1):
+        other = cl.CommandQueue(context)
+        portgemm.matmul(cl_array.to_device(other, a), cl_array.to_device(other, a)).get()
+    assert Queue.for_cl_queue(mine).lock is held

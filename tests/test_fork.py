@@ -69,6 +69,37 @@ def test_a_forked_child_computes_or_refuses(device):
     assert in_forked_child(device) == expected
 
 
+def test_a_fork_while_another_thread_is_inside_a_call(device):
+    """A fork waits for the calls in flight on drivers that survive one: a child forked
+    while another thread held the queue (mid-call) inherited the lock held by a thread
+    it does not have, and the driver's commands in flight, and hung for good."""
+    import threading
+
+    a = np.random.default_rng(1).standard_normal((300, 300)).astype(np.float32)
+    portgemm.matmul(a, a, device=device)
+    stop = threading.Event()
+
+    def busy():
+        while not stop.is_set():
+            portgemm.matmul(a, a, device=device)
+
+    worker = threading.Thread(target=busy)
+    worker.start()
+    try:
+        time.sleep(0.05)
+        expected = ("right" if device.platform in queue_module.FORK_SAFE_PLATFORMS
+                    else "ForkedProcessError")
+
+        def work():
+            c = portgemm.matmul(a[:8], a[:, :8], device=device)
+            return "right" if np.allclose(c, a[:8] @ a[:, :8], rtol=1e-4, atol=1e-4) else "WRONG"
+
+        assert [child_says(work) for _ in range(3)] == [expected] * 3
+    finally:
+        stop.set()
+        worker.join()
+
+
 def test_a_driver_not_known_to_survive_is_refused(device, monkeypatch):
     """The refusal itself, on whatever driver is here (the hook reads the list in the
     child, which inherits the patched one)."""

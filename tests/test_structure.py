@@ -216,6 +216,7 @@ NOT_CACHES = {
     "backends/transfers.py": "_pinned",   # which live arrays are pinned (bookkeeping)
     "distributed/mpi.py": "_local_ranks",  # a collective's answer: clearing on one rank hangs
     "distributed/staging.py": "_windows",  # freed by a collective: clearing on one rank hangs
+    "runtime/queue.py": "_user_queue_locks",  # forgetting a lock a thread holds lets two in
 }
 
 

@@ -45,6 +45,10 @@ PROGRAMS_KEPT = 64
 # its own programs, the least recently used dropped past it: a caller that makes a queue
 # a task grew by ~0.7 MB a queue (Zen 5, a 64^3 product each, 60 queues) before
 WRAPPED_KEPT = 16
+# One lock per user's queue (by its address), for good: an evicted wrapper's successor
+# (past WRAPPED_KEPT) had a lock of its own, which a thread holding the old one did not
+# keep out. Not a cache: forgetting a lock while a thread holds it lets two threads in.
+_user_queue_locks: dict[int, threading.RLock] = {}
 # Platforms whose queues still work in a process forked after they were made: Intel's CPU
 # runtime's did (four forked workers, right answers); NVIDIA's hung, and so did PoCL 5's,
 # on a context made afresh in the child as well (bench/results/2026-11-27-h100-robustness)
@@ -125,6 +129,8 @@ class Queue:
         invoker_cache.settle()  # before pyopencl makes its first kernel
         import pyopencl as cl
 
+        lock = None
+
         if cl_queue is None:
             self.device: Device = select_device(device)
             if self.device.platform in _started_before_fork:
@@ -140,6 +146,7 @@ class Queue:
         else:  # someone else's queue (of pyopencl arrays): its context, its device
             self.device = device if isinstance(device, Device) else _device_of(cl_queue.device)
             self.context = cl_queue.context
+            lock = _user_queue_locks.setdefault(cl_queue.int_ptr, threading.RLock())
             cl_queue = _in_order(cl_queue)  # an out-of-order one read C before it was made
         self.cl_queue = cl_queue
         self.profiling = bool(cl_queue.properties & cl.command_queue_properties.PROFILING_ENABLE)
@@ -151,7 +158,8 @@ class Queue:
         # crashed the process (a segfault) when threads copied operands to and from one
         # queue at once, now and then still with each copy alone
         # (bench/results/2026-11-27-gpu-threads)
-        self.lock = threading.RLock()
+        # (a user's queue keeps one lock for good, whichever wrapper of it is alive)
+        self.lock = threading.RLock() if lock is None else lock
         self._allocator = None
         self._counters = None  # int32 zeros for ticket counters: see zeroed_counters
         self.builds = 0     # programs made by this queue (compiled or loaded from disk)
@@ -532,5 +540,35 @@ def _mark_in_forked_child() -> None:
         if device.platform not in FORK_SAFE_PLATFORMS)
 
 
+# the locks _quiet_for_fork took, released on both sides of the fork
+_held_over_fork: list = []
+
+
+def _quiet_for_fork() -> None:
+    """Before a fork: take the lock of every queue whose driver survives a fork, and let
+    its commands finish. A child forked while another thread was inside a call inherited
+    that lock held by a thread it does not have, and the driver's commands in flight:
+    it hung for good (Intel's CPU runtime, 6 of 6 children)."""
+    for queue in list(Queue._every):
+        if queue.device.platform in FORK_SAFE_PLATFORMS and queue.forked_from is None:
+            queue.lock.acquire()
+            _held_over_fork.append(queue.lock)
+            queue.cl_queue.finish()
+    # last: a call holding a queue's lock may ask for a queue (for_cl_queue)
+    Queue._shared_lock.acquire()
+    _held_over_fork.append(Queue._shared_lock)
+
+
+def _release_after_fork() -> None:
+    while _held_over_fork:
+        _held_over_fork.pop().release()
+
+
+def _after_fork_in_child() -> None:
+    _release_after_fork()
+    _mark_in_forked_child()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_mark_in_forked_child)
+    os.register_at_fork(before=_quiet_for_fork, after_in_parent=_release_after_fork,
+                        after_in_child=_after_fork_in_child)
