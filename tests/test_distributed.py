@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import portgemm
+from portgemm.distributed import BLOCK_PARTITIONS
 from portgemm.distributed.layout import (
     BlockLayout,
     even_ranges,
@@ -396,6 +397,23 @@ API_JOB = """
     r = d.gemm_blocks(a[:, mine], b[mine], (m, n, k), "splitk", local=host)
     if not close(r.c):
         bad.append(("splitk blocks", rank))
+    # the other byte order (a file from another machine), read into this one's: refused
+    # before ("a is >f8 and b is >f8: both must be float32 or both float64")
+    swapped_a, swapped_b = a.astype(">f8"), b.astype(">f8")
+    for part in d.PARTITIONS:
+        r = d.gemm(swapped_a if rank == 0 else None, swapped_b if rank == 0 else None,
+                   part, local=host)
+        if not (close(r.c) if rank == 0 or part == "splitk" else r.c is None):
+            bad.append(("byte-swapped", part, rank))
+    for part in d.BLOCK_PARTITIONS:
+        if part == "splitk":
+            a_mine, b_mine = swapped_a[:, mine], swapped_b[mine]
+        else:
+            layout = d.block_layout(m, n, k, size, part)
+            a_mine, b_mine = swapped_a[layout.a_block(rank)], swapped_b[layout.b_block(rank)]
+        r = d.gemm_blocks(a_mine, b_mine, (m, n, k), part, local=host)
+        if not np.allclose(r.c, want if part == "splitk" else want[r.c_block], rtol=1e-12):
+            bad.append(("byte-swapped blocks", part, rank))
     report(("BAD" if bad else "OK") + f" {rank} {bad}")
 """
 
@@ -439,6 +457,21 @@ ERRORS_JOB = """
     attempt("fraction", lambda: d.gemm_blocks(np.ones((2, 2)), np.ones((2, 2)),
                                               (4.9, 4, 4), "summa"))  # not run as 4
     attempt("wait", lambda: d.gemm(a, a.T.copy(), "rows", wait="nap"))
+    # a masked array on rank 0 (its mask was dropped: a wrong C; or, from blocks, the
+    # local product refused it past the agreement, aborting the job)
+    masked = np.ma.masked_array(a, mask=np.eye(4, 3, dtype=bool))
+    for part in d.PARTITIONS:
+        attempt(f"masked-{part}", lambda: d.gemm(masked, a.T.copy(), part))
+
+    def blocks(x, y, part):  # this rank's blocks of x (4 x 3) and y (3 x 4), right ones
+        if part == "splitk":  # K = 3 on 3 ranks: one column of x, one row of y each
+            return x[:, rank:rank + 1], y[rank:rank + 1]
+        layout = d.block_layout(4, 4, 3, comm.size, part)
+        return x[layout.a_block(rank)], y[layout.b_block(rank)]
+
+    for part in d.BLOCK_PARTITIONS:
+        mine = blocks(masked if rank == 0 else a, a.T.copy(), part)
+        attempt(f"masked-blocks-{part}", lambda: d.gemm_blocks(*mine, (4, 4, 3), part))
     import os
     os.environ["PORTGEMM_MPI_ROUTE"] = "pigeon"
     attempt("route", lambda: d.gemm_blocks(np.ones((2, 2)), np.ones((2, 2)), (4, 4, 4)))
@@ -467,6 +500,9 @@ def test_bad_input_raises_the_same_error_on_every_rank(tmp_path):
                 "fraction": ("ShapeError", "three integers, got (4.9, 4, 4)"),
                 "wait": ("PartitionError", "wait='nap'; use one of yield, spin"),
                 "route": ("PartitionError", "PORTGEMM_MPI_ROUTE='pigeon'; use one of")}
+    masked = ("OperandTypeError", "rank 0 of 3: masked arrays are not taken", "x.filled(0)")
+    expected.update({f"masked-{part}": masked for part in ALL})
+    expected.update({f"masked-blocks-{part}": masked for part in BLOCK_PARTITIONS})
     for label, fragments in expected.items():
         messages = by_label[label]
         assert set(messages) == {0, 1, 2}, (label, messages)
@@ -648,6 +684,37 @@ def test_model_volumes():
     assert volume("rows", 16, n, n, n).root_buffer_bytes == 16 * (n // 16 * n + n * n) * 4
     p = predict("summa", 16, n, n, n, gbps=100, operands="blocks")
     assert 0 < p.efficiency <= p.overlapped_efficiency <= 1
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--nodes", "0"], "--nodes must be >= 1, got 0"),
+    (["--nodes", "4,x"], "--nodes wants comma-separated integers, got '4,x'"),
+    (["--gbps", "0"], "--gbps must be > 0, got 0"), (["--gbps", "-100"], "--gbps must be > 0"),
+    (["--tflops", "0"], "--tflops must be > 0, got 0"),
+    (["--itemsize", "0"], "--itemsize must be >= 1, got 0"),
+    (["--sizes", "0"], "--sizes: size '0' has a dimension below 1"),
+    (["--alpha-us", "-1"], "--alpha-us must be >= 0"),
+])
+def test_model_command_line_mistakes_are_status_2_before_any_work(options, says, capsys):
+    """One line on stderr and no table (ZeroDivisionError and ValueError tracebacks
+    after the table's header before, or rows of negative times)."""
+    from portgemm.distributed.model import _main
+
+    with pytest.raises(SystemExit) as exit_:
+        _main(options)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == "", out
+    assert says in err and len(err.splitlines()) == 1, err
+
+
+def test_model_command_line_prints_a_row_per_case(capsys):
+    from portgemm.distributed.model import _main
+
+    _main(["--nodes", "4,16", "--sizes", "1024,8x8x100000"])
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert len(rows) == 2 * 2 * len(ALL)
+    assert rows[0].startswith("| 4 | 1024x1024x1024 | p2p |")
+    assert rows[-1].startswith("| 16 | 8x8x100000 | splitk |")
 
 
 def test_check_finds_a_wrong_block_fully_and_projected(monkeypatch):

@@ -46,7 +46,7 @@ def describe_operands(statement: Statement, a: Any, b: Any, aligned: bool = True
     if len(a_shape) != 2 or len(b_shape) != 2:
         return statement.fail("shape", f"a and b must be 2-D matrices, got shapes "
                                        f"{a_shape} and {b_shape}")
-    a_dtype, b_dtype = np.dtype(a.dtype), np.dtype(b.dtype)
+    a_dtype, b_dtype = _kind(a), _kind(b)
     if a_dtype not in SUPPORTED_DTYPES or b_dtype != a_dtype:
         return statement.fail("type", f"a is {a_dtype} and b is {b_dtype}: both must be "
                                       f"float32 or both float64")
@@ -57,6 +57,13 @@ def describe_operands(statement: Statement, a: Any, b: Any, aligned: bool = True
                                        f"not align: a has {a_shape[1]} columns, b has "
                                        f"{b_shape[0]} rows")
     return statement
+
+
+def _kind(x: Any) -> np.dtype:
+    """x's dtype, a numpy array's in this machine's byte order: the entry points copy a
+    byte-swapped one into it (``operands.as_array``), as ``portgemm.matmul`` does."""
+    dtype = np.dtype(x.dtype)
+    return dtype.newbyteorder("=") if isinstance(x, np.ndarray) else dtype
 
 
 def check_waiting(statement: Statement, wait: str | None, route: bool = False) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..operands import as_array
 from ..parallel import is_int
 from . import collective, p2p, resident, splitk, summa
 from .agreement import Statement, agree, check_waiting, describe_operands
@@ -111,6 +112,7 @@ def gemm_blocks(a_mine: Any, b_mine: Any, shape: tuple[int, int, int],
                                         {p: None for p in BLOCK_PARTITIONS}, route=True)
     panel = _check_panel(statement, panel)
     describe_operands(statement, a_mine, b_mine, aligned=partition != "summa")
+    a_mine, b_mine = _as_arrays(statement, a_mine, b_mine)
     statement.extra["shape"] = _shape_tuple(statement, shape)
     if statement.problem is None and partition in BLOCK_PARTITIONS:
         _check_blocks(statement, partition, transport, a_mine, b_mine)
@@ -190,11 +192,19 @@ def _check_panel(statement: Statement, panel: Any) -> int | None:
 
 
 def _as_arrays(statement: Statement, a: Any, b: Any) -> tuple[Any, Any]:
+    """A and B as ``portgemm.matmul`` takes them (``operands.as_array``): device arrays as
+    they are, anything else a numpy array in this machine's byte order (MPI moves bytes:
+    a byte-swapped block would be read as garbage where it lands). What as_array refuses
+    -- a masked array, whose mask np.asarray would silently drop -- is the statement's
+    type problem, so that every rank raises it at the agreement (refused only by the
+    local product, past it, it aborted the job)."""
     try:
-        return np.asarray(a), np.asarray(b)
+        return as_array(a), as_array(b)
+    except TypeError as exc:
+        statement.fail("type", str(exc))
     except Exception as exc:
         statement.fail("type", f"operands cannot be read as arrays: {exc}")
-        return a, b
+    return a, b
 
 
 def _shape_tuple(statement: Statement, shape: Any) -> tuple[int, int, int] | None:

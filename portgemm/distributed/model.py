@@ -28,7 +28,8 @@ import argparse
 import math
 from dataclasses import dataclass
 
-from ..cli import stdout_closed_quietly
+from ..bench.runner import parse_sizes
+from ..cli import Parser, check_minimums, stdout_closed_quietly
 from .layout import BlockLayout, master_worker_ranges, padded_ranges, process_grid
 
 
@@ -155,24 +156,47 @@ def predict(partition: str, ranks: int, m: int, n: int, k: int, *, itemsize: int
     return Prediction(v, comm, compute)
 
 
-def _main(argv=None) -> None:
-    p = argparse.ArgumentParser(prog="python -m portgemm.distributed.model",
-                                description="communication model of the partitions")
-    p.add_argument("--nodes", default="16,64,256")
+def parse_args(argv=None) -> argparse.Namespace:
+    """The arguments, every one checked before any work: a mistake is one line on stderr
+    and exit status 2 (a zero rate divided by zero, a negative one printed negative
+    times). Adds ``shapes`` and ``node_counts``."""
+    p = Parser(prog="python -m portgemm.distributed.model",
+               description="communication model of the partitions")
+    p.add_argument("--nodes", default="16,64,256", help="comma-separated node counts")
     p.add_argument("--sizes", default="16384,65536,4096x4096x1048576",
                    help="N or MxNxK items")
-    p.add_argument("--gbps", type=float, default=100.0)
-    p.add_argument("--alpha-us", type=float, default=2.0)
+    p.add_argument("--gbps", type=float, default=100.0, help="each node's link, Gb/s")
+    p.add_argument("--alpha-us", type=float, default=2.0, help="a message's latency, us")
     p.add_argument("--tflops", type=float, default=30.0, help="each node's GEMM rate")
-    p.add_argument("--itemsize", type=int, default=4)
+    p.add_argument("--itemsize", type=int, default=4, help="bytes per element")
     args = p.parse_args(argv)
+    try:
+        try:
+            args.shapes = parse_sizes(args.sizes)
+        except ValueError as exc:
+            raise ValueError(f"--sizes: {exc}") from None
+        try:
+            args.node_counts = [int(v) for v in args.nodes.split(",")]
+        except ValueError:
+            raise ValueError(f"--nodes wants comma-separated integers, got "
+                             f"{args.nodes!r}") from None
+        check_minimums(("--nodes", min(args.node_counts), 1),
+                       ("--itemsize", args.itemsize, 1), ("--alpha-us", args.alpha_us, 0))
+        for option, rate in (("--gbps", args.gbps), ("--tflops", args.tflops)):
+            if not rate > 0:  # NaN too: the times divide by it
+                raise ValueError(f"{option} must be > 0, got {rate:g}")
+    except ValueError as exc:
+        p.error(str(exc))
+    return args
+
+
+def _main(argv=None) -> None:
+    args = parse_args(argv)
     print("| nodes | M x N x K | partition | operands | messages | GB total | GB busiest "
           "link | root buffer GB | comm s | compute s | efficiency | SUMMA overlapped |")
     print("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for item in args.sizes.split(","):
-        parts = [int(v) for v in item.lower().split("x")]
-        m, n, k = parts * 3 if len(parts) == 1 else parts
-        for nodes in (int(v) for v in args.nodes.split(",")):
+    for m, n, k in args.shapes:
+        for nodes in args.node_counts:
             for partition, operands in (("p2p", "root"), ("rows", "root"), ("2d", "root"),
                                         ("summa", "blocks"), ("splitk", "blocks")):
                 pr = predict(partition, nodes, m, n, k, itemsize=args.itemsize,
