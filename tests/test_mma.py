@@ -86,8 +86,11 @@ def test_asynchronous_copies_are_float64_only(any_device):
     params = impl.resolve(PARAMS["async-h100-tile"])
     assert any("ASYNC_STAGES needs float64" in p for p in impl.problems(params, any_device, 4))
     assert not any("ASYNC_STAGES" in p for p in impl.problems(params, any_device, 8))
-    with pytest.raises(portgemm.ParameterError, match="ASYNC_STAGES must be 0, 2, 3 or 4"):
+    with pytest.raises(portgemm.ParameterError, match="ASYNC_STAGES 0, 2, 3 or 4"):
         impl.resolve({"ASYNC_STAGES": 5})
+    for buffers in (3, 4):  # they ran, every slab read from the first: C wrong
+        with pytest.raises(portgemm.ParameterError, match="BUFFERS must be 1 or 2"):
+            impl.resolve({"BUFFERS": buffers})
 
 
 BULK = [name for name, params in PARAMS.items() if params.get("B_BULK")]

@@ -112,10 +112,12 @@ def tiles(p: Params) -> int:
     return p["ASYNC_STAGES"] or p["BUFFERS"]
 
 
-@restriction("ASYNC_STAGES must be 0, 2, 3 or 4, and BUFFERS 2 beside a nonzero one (the "
-             "stages are the buffers then)")
+@restriction("BUFFERS must be 1 or 2 (the register path's slab is the other of two: a "
+             "third was never read, C wrong), ASYNC_STAGES 0, 2, 3 or 4, and BUFFERS 2 "
+             "beside a nonzero one (the stages are the buffers then)")
 def _async_depth(p: Params) -> bool:
-    return p["ASYNC_STAGES"] in ASYNC_DEPTHS and not (p["ASYNC_STAGES"] and p["BUFFERS"] != 2)
+    return (p["BUFFERS"] in (1, 2) and p["ASYNC_STAGES"] in ASYNC_DEPTHS
+            and not (p["ASYNC_STAGES"] and p["BUFFERS"] != 2))
 
 
 @restriction("PAD must be even: float64 reads a lane's values of A in 16-byte pairs, "
