@@ -1247,3 +1247,25 @@ def test_reported_parameters_run_again_bit_for_bit(device):
     assert first.params["FLAT"] == 0 and first.params["tile_x"] == 1
     again = portgemm.gemm(a, b, device=device, variant="tallskinny", params=first.params)
     assert np.array_equal(first.c, again.c) and again.params == first.params
+
+
+def test_groups_along_k_stay_within_the_kernels_int(any_device):
+    """At K near 2^31 (a 1 x 1 C, the operands' elements still within the int), GS is
+    cut so K + GS*BS stays within it: auto's and the defaults' GS were refused by their
+    own plans (phvm from K = 2.136e9). tallskinny's rows (ROWVEC) form a chunk's end
+    ROW_CHUNK past a group's last step: a K within it of the limit ran past the int and
+    crashed the process, and is refused now."""
+    from portgemm.families.base import INT_LIMIT
+    from portgemm.families.tallskinny import ROW_CHUNK
+
+    k = INT_LIMIT - 20_000
+    for name in ("phvm", "basicmm", "tallskinny"):
+        impl = get_variant(name)
+        params = impl.effective(1, 1, k, impl.resolve({"GS": 4096, "BS": 256}))
+        assert k + params["GS"] * params["BS"] <= INT_LIMIT
+        impl.plan(1, 1, k, impl.resolve({"GS": 4096, "BS": 256}))  # no ParameterError
+    choice = choose(any_device, 1, 1, k)
+    get_variant(choice.variant).plan(1, 1, k, choice.params)
+    rows = get_variant("tallskinny").resolve(dict(ROWVEC=1, BS=1, GS=3, tile_y=1, tile_x=1))
+    with pytest.raises(portgemm.ParameterError, match=f"\\+ {ROW_CHUNK} = "):
+        get_variant("tallskinny").plan(1, 1, INT_LIMIT - 10, rows)

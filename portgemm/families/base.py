@@ -153,6 +153,22 @@ def over_stack(whole: LaunchPlan, count: int, scratch: bool = False) -> LaunchPl
                    counters=whole.counters * count)
 
 
+def groups_in_reach(k: int, groups: int, size: int, tail: int = 0) -> int:
+    """The most of ``groups`` groups of ``size`` work-items striding K that keep the
+    furthest index a kernel forms, K + GS*BS + ``tail``, within INT_LIMIT; at least one
+    (a plan refuses a K that one group passes). A model's GS at K near 2^31 was refused
+    by its own plan."""
+    return max(1, min(groups, (INT_LIMIT - k - tail) // size))
+
+
+def check_index_reach(name: str, k: int, groups: int, size: int, tail: int = 0) -> None:
+    """ParameterError where K + GS*BS + ``tail`` passes the kernels' int."""
+    if k + groups * size + tail > INT_LIMIT:
+        raise ParameterError(f"{name}: K + GS*BS{' + ' + str(tail) if tail else ''} = "
+                             f"{k + groups * size + tail} exceeds the kernels' 32-bit index "
+                             f"limit {INT_LIMIT}")
+
+
 def layers_of_k(splits: int, k: int, slab: int) -> int:
     """The layers of a split of K into ``splits`` runs of whole slabs of ``slab`` steps
     (kernels_cl/splitk.h) that get any of K: a layer whose run starts past K only writes

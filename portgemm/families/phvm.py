@@ -17,8 +17,8 @@ from math import ceil
 from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import (GEMM_KERNEL_ARGS, HALVING_GROUPS, INT_LIMIT, LaunchPlan, Params, Step,
-                   Variant, switches)
+from .base import (GEMM_KERNEL_ARGS, HALVING_GROUPS, LaunchPlan, Params, Step,
+                   Variant, check_index_reach, groups_in_reach, switches)
 
 POWERS_OF_TWO = [2 ** p for p in range(5, 11)]  # 32 ... 1024
 MAX_ELEMENT_LAUNCHES = 4096  # C of more elements than this takes ELEMENT_LAUNCHES=0
@@ -57,18 +57,17 @@ class Phvm(Variant):
                 "ELEMENT_LAUNCHES": params["ELEMENT_LAUNCHES"]}
 
     def effective(self, m: int, n: int, k: int, params: Params) -> dict:
-        """GS cut to the groups K gives work to."""
+        """GS cut to the groups K gives work to, within the kernels' int."""
         params = super().effective(m, n, k, params)
-        params["GS"] = min(params["GS"], ceil(k / params["BS"]))
+        params["GS"] = groups_in_reach(k, min(params["GS"], ceil(k / params["BS"])),
+                                       params["BS"])
         return params
 
     def plan(self, m: int, n: int, k: int, params: Params, itemsize: int = 4) -> LaunchPlan:
         """GS groups of BS work-items, but no more groups than K gives work to."""
         params = self.effective(m, n, k, params)
         threads = params["GS"] * params["BS"]
-        if k + threads > INT_LIMIT:
-            raise ParameterError(f"{self.name}: K + GS*BS = {k + threads} exceeds the kernels' "
-                                 f"32-bit index limit {INT_LIMIT}")
+        check_index_reach(self.name, k, params["GS"], params["BS"])
         ndrange, defines = NDRange(threads, params["BS"]), self.checked_defines(params)
         local = self.local_mem_bytes(params, itemsize)
         if not params["ELEMENT_LAUNCHES"]:

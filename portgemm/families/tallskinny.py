@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from math import ceil, gcd
 
-from ..errors import ParameterError
 from ..runtime.device import Device
 from ..runtime.ndrange import NDRange
-from .base import (HALVING_GROUPS, INT_LIMIT, LaunchPlan, Params, Variant, pocl_5_or_later,
-                   reduce_step, restriction, switches)
+from .base import (HALVING_GROUPS, LaunchPlan, Params, Variant, check_index_reach,
+                   groups_in_reach, pocl_5_or_later, reduce_step, restriction, switches)
 from .phvm import POWERS_OF_TWO
 
 LOCAL_BYTES = 16384  # local memory for the group's sums, well inside every device's 32 KB+
@@ -95,6 +94,17 @@ def intel_tree_crashes(params: Params, device: Device) -> bool:
     return (device.type == "cpu" and "Intel" in device.platform and not params["ROWVEC"]
             and not params["REDUCE"] and params["BS"] * params["TG"] * params["tile_y"]
             * params["tile_x"] > INTEL_TREE_VALUES)
+
+
+# tallskinny.cl's ROW_CHUNK: the rows' forms sum K in chunks of this many steps
+ROW_CHUNK = 1024
+
+
+def index_tail(params: Params) -> int:
+    """How far past a group's last step of K the kernel's loop forms an index: the rows'
+    forms (ROWVEC) a chunk's end, ROW_CHUNK on (a K within it of 2^31 wrapped and read
+    8 GiB before A: a segfault), the lanes' form its KU steps of the group."""
+    return ROW_CHUNK if params["ROWVEC"] else params["KU"] * params["BS"]
 
 
 def butterfly_miscompiled(device: Device) -> bool:
@@ -198,7 +208,8 @@ class TallSkinny(Variant):
             params["FLAT"] = 0
         tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
         params["TG"] = max(d for d in range(1, min(params["TG"], tiles) + 1) if tiles % d == 0)
-        params["GS"] = min(params["GS"], ceil(k / params["BS"]))
+        params["GS"] = groups_in_reach(k, min(params["GS"], ceil(k / params["BS"])),
+                                       params["BS"], index_tail(params))
         if params["GS"] == 1:  # the one partial tile is C's: nothing to sum (plan)
             params["FUSE"] = 0
         return params
@@ -209,9 +220,7 @@ class TallSkinny(Variant):
         params = self.effective(m, n, k, params)
         tiles = ceil(m / params["tile_y"]) * ceil(n / params["tile_x"])
         size, groups = params["BS"], params["GS"]
-        if k + groups * size > INT_LIMIT:
-            raise ParameterError(f"{self.name}: K + GS*BS = {k + groups * size} exceeds the "
-                                 f"kernels' 32-bit index limit {INT_LIMIT}")
+        check_index_reach(self.name, k, groups, size, index_tail(params))
         ndrange = NDRange(groups * tiles * size, size * params["TG"])
         slices = ("M", "N", "K", "A", "lda", "B", "ldb")
         if groups == 1:
