@@ -24,6 +24,15 @@ def test_there_are_shipped_entries_for_cpu_pocl_and_nvidia():
     assert {"intel-cpu.json", "pocl-cpu.json", "nvidia-gpu.json"} <= names
 
 
+def test_a_record_holds_one_entry_a_variant_class_and_dtype():
+    """As save_entries writes them: a second entry of the same key is one overtaken
+    (the warm start measured both, and lookup had to pick between them)."""
+    for path in shipped_database_paths():
+        for record in read_database(path)["devices"]:
+            keys = [(e["variant"], e["shape_class"], e["dtype"]) for e in record["entries"]]
+            assert len(keys) == len(set(keys)), (path.name, record["match"])
+
+
 def test_auto_on_the_tuned_pocl_cpu_uses_the_shipped_vec_entries(monkeypatch, tmp_path):
     monkeypatch.setenv("PORTGEMM_TUNING_DB", str(tmp_path / "none.json"))
     pocl = fabricated_cpu("pthread-Intel(R) Xeon(R) Processor", "GenuineIntel",
