@@ -90,7 +90,7 @@
 #define FLAT 0      // ROWVEC: 1: FS rows of a row-major B of TN (= N) columns as FV vectors
 #endif
 #ifndef FS
-#define FS 8        // FLAT: steps of K a block (16 / gcd(TN, 16)), 2, 4, 8 or 16
+#define FS 2        // FLAT: steps of K a block (16 / gcd(TN, 16)), 2, 4, 8 or 16
 #endif
 #ifndef FV
 #define FV 1        // FLAT: vectors of 16 values a block (TN / gcd(TN, 16))
