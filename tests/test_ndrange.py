@@ -105,6 +105,8 @@ def test_user_kernel_sees_sycl_order(any_device):
 
 
 def test_queue_docstring_example_runs(any_device):
+    import pyopencl as cl
+
     queue = Queue(any_device)
     square = queue.kernel("""__kernel void square(__global float *x) {
                              size_t i = get_global_id(0); x[i] *= x[i]; }""", "square")
@@ -112,6 +114,9 @@ def test_queue_docstring_example_runs(any_device):
     queue.submit(square, NDRange(8, 4), x)
     assert np.array_equal(queue.to_host(x, np.empty(8, np.float32)),
                           np.arange(8, dtype=np.float32) ** 2)
+    # the kernel writes it: a READ_ONLY buffer would be undefined behaviour, which
+    # Intel's runtime let pass
+    assert x.flags & cl.mem_flags.READ_WRITE
 
 
 def test_scalar_arguments_of_every_type_reach_the_kernel_on_every_launch(any_device):

@@ -422,7 +422,9 @@ class Queue:
         return mapped
 
     def to_device(self, array: np.ndarray):
-        """A new device buffer holding a copy of ``array``'s memory, in its own order.
+        """A new device buffer holding a copy of ``array``'s memory, in its own order,
+        that kernels may read and write (the module's example squares it in place; a
+        READ_ONLY buffer written by a kernel is undefined behaviour in OpenCL).
 
         A C- or F-contiguous array is copied as it lies in memory (so a kernel can read an
         F-order matrix column-major); any other view is made C-contiguous first.
@@ -431,7 +433,7 @@ class Queue:
 
         if not (array.flags.c_contiguous or array.flags.f_contiguous):
             array = np.ascontiguousarray(array)
-        flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
         return cl.Buffer(self.context, flags, hostbuf=np.ravel(array, order="K"))
 
     def empty(self, nbytes: int):
