@@ -12,12 +12,18 @@ def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def relative_error(c: np.ndarray, ref: np.ndarray) -> float:
     """||C - ref|| / ||ref|| (Frobenius); a NaN anywhere in C (a poisoned, unwritten
-    element) makes it NaN, which fails every comparison with a tolerance."""
+    element) makes it NaN, which fails every comparison with a tolerance. Both are
+    scaled by ref's largest magnitude first: norms square their values, so float64 past
+    1e154 overflowed (NaN for a right C) and below 1e-154 underflowed (0 for a wrong
+    one)."""
     if np.shape(c) != np.shape(ref):  # broadcasting would compare a row with all of C
         raise ValueError(f"C of shape {np.shape(c)} against a reference of shape "
                          f"{np.shape(ref)}")
-    norm = np.linalg.norm(ref)
-    return float(np.linalg.norm(c.astype(np.float64) - ref) / (norm if norm else 1.0))
+    scale = float(np.max(np.abs(ref), initial=0.0))
+    scale = scale if 0 < scale < np.inf else 1.0
+    norm = np.linalg.norm(ref / scale)
+    error = np.linalg.norm((np.asarray(c, np.float64) - ref) / scale)
+    return float(error / (norm if norm else 1.0))
 
 
 def tolerance(dtype, k: int) -> float:

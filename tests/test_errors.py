@@ -208,6 +208,10 @@ def test_api_edges_raise_the_documented_errors(any_device):
 
     with pytest.raises(ValueError, match="shape"):  # broadcast: 0.0, "a perfect match"
         verify.relative_error(np.ones((1000, 3)), np.ones((1, 3)))
+    for size in (1e-170, 1e160):  # norms squared them: 0.0 and NaN before
+        ref = np.full((4, 4), size)
+        assert verify.relative_error(2 * ref, ref) == pytest.approx(1.0)
+        assert verify.relative_error(ref * (1 + 1e-3), ref) == pytest.approx(1e-3)
     with pytest.raises(ValueError, match=">= 1"):  # ZeroDivisionError in a model
         tune.choose(any_device, 0, 64, 64)
     with pytest.raises(TypeError, match="mapping"):  # AttributeError: no .items
