@@ -50,6 +50,15 @@ def test_numpy_integers_are_sizes():
     """np.int64(8) is a size, as 8 is (it was taken for a sequence and refused)."""
     assert Range(np.int64(8)).sizes == (8,) and Range([np.int32(3), 2]).sizes == (3, 2)
     assert NDRange(np.prod([4, 8]), np.int64(4)).opencl_sizes() == ((32,), (4,))
+    # an array of sizes is a sequence of them (it was taken for one size and refused)
+    assert NDRange(np.array([64, 32]), np.array([16, 8])).opencl_sizes() == ((32, 64), (8, 16))
+
+
+@pytest.mark.parametrize("wrong", [None, "cpu"])
+def test_for_cl_queue_takes_a_pyopencl_queue(wrong):
+    """None made a private queue of the default device; a string an AttributeError."""
+    with pytest.raises(TypeError, match="pyopencl.CommandQueue"):
+        Queue.for_cl_queue(wrong)
 
 
 @pytest.mark.parametrize("bad", [lambda: Range(2.7, 4), lambda: Range(2.5),

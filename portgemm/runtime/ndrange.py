@@ -37,7 +37,15 @@ def _sizes(values, what: str) -> tuple[int, ...]:
 
 
 def _is_integer(value) -> bool:
-    return hasattr(value, "__index__") and not isinstance(value, bool)
+    """One integer size (a numpy array has ``__index__`` too, which raises unless it
+    holds one integer: an array of sizes is a sequence)."""
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
 
 
 def round_up(value: int, multiple: int) -> int:

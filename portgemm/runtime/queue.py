@@ -186,7 +186,14 @@ class Queue:
     def for_cl_queue(cls, cl_queue) -> "Queue":
         """portgemm's Queue over an existing ``pyopencl.CommandQueue`` (the one a
         ``pyopencl.array.Array`` lives on): its programs are built in that context. The
-        device's own shared queue when it is that one."""
+        device's own shared queue when it is that one. TypeError for anything else (None
+        made a private queue of the default device, kept under the key None)."""
+        import pyopencl as cl
+
+        if not isinstance(cl_queue, cl.CommandQueue):
+            raise TypeError(f"for_cl_queue takes a pyopencl.CommandQueue (an array's "
+                            f".queue), got {type(cl_queue).__name__}; Queue.for_device "
+                            f"takes a device")
         for queue in list(cls._shared.values()):
             if queue.cl_queue == cl_queue:
                 break
