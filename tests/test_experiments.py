@@ -137,6 +137,8 @@ def test_a_wrong_point_is_marked_in_table_json_and_plot(any_device, tmp_path, mo
                if line.startswith("|") and "**WRONG**" in line)
     assert "global memory" in row and "relative error" in row
     assert "1 WRONG" in capsys.readouterr().out
+    # tiny mode times no repeats: the table's times are not medians, and it says so
+    assert "4 of 4 points timed once" in (tmp_path / "004-tile-width.md").read_text()
 
     outcome = run_experiment(get("004-tile-width"), device=any_device.filter_string,
                              mode="tiny", out=tmp_path, progress=False)
@@ -222,6 +224,9 @@ def test_tables_put_the_reports_numbers_beside_ours():
     (["run", "003-tile-sweep", "--mode", "tiny", "--device", "bogus"], "--device 'bogus'"),
     (["run", "003-tile-sweep", "--mode", "tiny", "--out", "{file}"], "is a file"),
     (["redraw", "003-tile-sweep", "--out", "{empty}"], "nothing to redraw"),
+    # a damaged record was a traceback; another experiment's was drawn under this title
+    (["redraw", "003-tile-sweep", "--out", "{cut}"], "is not an experiment's record"),
+    (["redraw", "003-tile-sweep", "--out", "{other}"], "records 004-tile-width, not"),
     (["run", "003-length-sweep", "--budget", "-1"], "--budget must be > 0"),
     (["run", "003-length-sweep", "--time-limit", "0"], "--time-limit must be > 0"),
 ])
@@ -232,7 +237,12 @@ def test_mistakes_are_status_2_before_any_work(argv, says, tmp_path, capsys, mon
 
     monkeypatch.setattr(cli, "run_experiment", lambda *a, **k: pytest.fail("it ran"))
     (tmp_path / "file").write_text("")
-    argv = [a.format(file=tmp_path / "file", empty=tmp_path) for a in argv]
+    for folder, text in (("cut", '{"records": [{"ser'),
+                         ("other", '{"experiment": "004-tile-width", "records": []}')):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "003-tile-sweep.json").write_text(text)
+    argv = [a.format(file=tmp_path / "file", empty=tmp_path, cut=tmp_path / "cut",
+                     other=tmp_path / "other") for a in argv]
     assert main(argv) == 2 and says in capsys.readouterr().err
 
 
@@ -492,3 +502,20 @@ def test_a_failed_job_is_told_by_its_own_words_not_a_warning():
     assert complaints(stderr)[0].startswith("portgemm.distributed: rank 0")
     only = "a.py:1: UserWarning: something\n  warn('something')\n"
     assert complaints(only) == ["a.py:1: UserWarning: something", "warn('something')"]
+
+
+def test_a_reference_line_timed_otherwise_says_so_in_the_legend(any_device, tmp_path):
+    """003's serial CPU line is a wall time on an axis of kernel times: its legend says
+    so, as the table does (the axis's label alone spoke for it)."""
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from portgemm.experiments.plot import _draw_lines, _Marks
+
+    experiment = get("003-tile-sweep")
+    outcome = run_experiment(experiment, device=any_device.filter_string, mode="tiny",
+                             out=tmp_path, progress=False)
+    figure, ax = plt.subplots()
+    colors = {r.series: "C0" for r in outcome.records}
+    _draw_lines(ax, experiment, outcome.records, colors, _Marks())
+    labels = ax.get_legend_handles_labels()[1]
+    plt.close(figure)
+    assert "serial CPU (ijk) (wall)" in labels and "tiled" in labels

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..cli import stdout_closed_quietly
 from ..errors import ParameterError
+from .record import read_json
 from .registry import GROUPS, experiments, select
 from .runner import PLOT_HINT, redraw, run_experiment
 from .spec import MODES
@@ -116,9 +117,15 @@ def _mistake(args, chosen) -> str:
     if out.exists() and not out.is_dir():
         return f"--out {args.out} is a file, not a folder"
     if args.command == "redraw":
-        if not any((out / f"{e.name}.json").exists() for e in chosen):
+        found = [e for e in chosen if (out / f"{e.name}.json").exists()]
+        if not found:
             return (f"nothing to redraw: no {', '.join(e.name + '.json' for e in chosen)} "
                     f"in {args.out}")
+        for experiment in found:  # a damaged file, or another experiment's
+            try:
+                read_json(out / f"{experiment.name}.json", experiment.name)
+            except ValueError as exc:
+                return f"cannot redraw {experiment.name}: {exc}"
         return ""
     from ..runtime.selectors import DEVICE_ENV_VAR, select_device
 

@@ -53,6 +53,11 @@ def write_markdown(path: Path, experiment: Experiment, meta: dict, records: list
         "- every point is checked against float64 (relative Frobenius error); a wrong one "
         "is marked **WRONG** here and with a red cross in the plot",
     ]
+    timed = [r for r in records if r.status in ("ok", "WRONG")]
+    once = sum(r.reps == 0 for r in timed)
+    if once:  # "median" above is of the repeated runs: these had none
+        lines.append(f"- {once} of {len(timed)} points timed once, their checked call "
+                     f"alone: it outlasted the mode's time for repeats, so it is no median")
     if any(r.model is not None for r in records):
         lines.append(MODEL_WORDS)
     lines += [

@@ -96,8 +96,10 @@ def _draw_lines(ax, experiment: Experiment, records: list[Record], colors, marks
         color = colors[series]
         if series in spec.reference_lines:
             for r in rows:
-                if r.shown:
-                    ax.axhline(_y(r, spec.y), color=color, linestyle=":", label=series)
+                if r.shown:  # a time of another kind than the axis's says so, as the table
+                    other = spec.y == "time_ms" and r.timed != experiment.timed
+                    ax.axhline(_y(r, spec.y), color=color, linestyle=":",
+                               label=f"{series} ({r.timed})" if other else series)
                 elif r.status != "ok":
                     marks.note(r, f"{r.status}: {r.reason}")
             continue

@@ -87,7 +87,16 @@ def write_json(path: Path, meta: dict[str, Any], records: list[Record]) -> None:
         f.write("\n")
 
 
-def read_json(path: Path) -> tuple[dict[str, Any], list[Record]]:
-    data = json.loads(Path(path).read_text())
-    records = [Record(**r) for r in data.pop("records")]
+def read_json(path: Path, experiment: str | None = None) -> tuple[dict[str, Any], list[Record]]:
+    """(meta, records) of a NAME.json; ValueError, saying why, for a file that is not
+    one, or (``experiment`` given) one another experiment wrote (redraw wrote its rows
+    under this one's title)."""
+    try:
+        data = json.loads(Path(path).read_text())
+        records = [Record(**r) for r in data.pop("records")]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise ValueError(f"{path} is not an experiment's record ({type(exc).__name__}: "
+                         f"{exc})") from None
+    if experiment is not None and data.get("experiment", experiment) != experiment:
+        raise ValueError(f"{path} records {data['experiment']}, not {experiment}")
     return data, records

@@ -196,7 +196,7 @@ def redraw(experiment: Experiment, out: Path | str) -> Outcome:
     """NAME.md and NAME.png again from NAME.json, without measuring (after a change to
     the table or the plot, or to draw on a machine with matplotlib)."""
     out = Path(out)
-    meta, records = read_json(out / f"{experiment.name}.json")
+    meta, records = read_json(out / f"{experiment.name}.json", experiment.name)
     # the report's numbers are the experiment's, not the run's: take today's
     points = {(p.series, p.x, p.panel, p.size): p
               for p in experiment.plan(MODES.get(meta.get("mode"), MODES["full"]))}
