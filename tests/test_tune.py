@@ -675,7 +675,8 @@ def test_tolerance_is_for_floats():
 
 @pytest.mark.parametrize("argv, words", [
     (["--variant", "tiled", "--only", "tile_x=1", "--only", "tile_x=2"], "tile_x more than once"),
-    (["--variant", "tiled", "--param", "tile_x=1", "--param", "tile_x=2"], "tile_x more than once"),
+    (["--variant", "tiled", "--param", "tile_x=1", "--param", "tile_x=2"],
+     "tile_x more than once"),
     (["--show", "--save"], "--show alone tunes nothing"),
     (["--show", "--database", "x.json"], "--show alone tunes nothing")])
 def test_cli_mistakes_that_were_taken_silently(argv, words, capsys):

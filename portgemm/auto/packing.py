@@ -273,6 +273,6 @@ def _fit_columns(impl: Variant, params: dict[str, Any], c: Target) -> tuple[dict
     _, minus_x, tile_y = min(tiles)
     if -minus_x == columns and tile_y == rows:
         return params, ""
-    return _with_tile(params, tile_y, -minus_x), (f"tile {tile_y} x {-minus_x} for {c.n} columns (groups of "
-                    f"{-minus_x * lanes}: {padded(-minus_x)} computed, where "
-                    f"{rows} x {columns} computed {padded(columns)})")
+    return _with_tile(params, tile_y, -minus_x), (
+        f"tile {tile_y} x {-minus_x} for {c.n} columns (groups of {-minus_x * lanes}: "
+        f"{padded(-minus_x)} computed, where {rows} x {columns} computed {padded(columns)})")
