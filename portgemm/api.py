@@ -156,8 +156,8 @@ def matmul(a, b, *, device: Any = None, variant: str = "auto",
         result = run_stack(resolved, a3, b3, out=out3, wait=False)
         return None if result is None else result.c
 
-    def memory(buffers, itemsize):
-        return memory_problem(_device(chosen, device, a, b), buffers, itemsize)
+    def memory(buffers, dtype):
+        return memory_problem(_device(chosen, device, a, b), buffers, dtype)
 
     return matmul_stacks(a, b, product, out=out,
                          stack_product=None if run_stack is None else stack_product,

@@ -198,40 +198,48 @@ def check_device_memory(device, a: np.ndarray, b: np.ndarray,
     """
     m, k = a.shape
     n = b.shape[1]
-    buffers = product_buffers(m, n, k, a.dtype)
+    buffers = product_buffers(m, n, k)
     # split-K's partial products (a smaller KSPLIT needs less) or a packed operand
-    buffers += [(f"workspace W{index} ({elements} {a.dtype} values of split-K's partial "
-                 f"products or a packed operand)", elements)
+    buffers += [(f"workspace W{index}", elements, "{count} {dtype} values of split-K's "
+                 "partial products or a packed operand")
                 for index, elements in enumerate(workspace)]
-    problem = memory_problem(device, buffers, a.dtype.itemsize)
+    problem = memory_problem(device, buffers, a.dtype)
     if problem:
         raise ParameterError(problem)
 
 
-def product_buffers(m: int, n: int, k: int, dtype) -> list[tuple[str, int]]:
-    """(name, elements) of the buffers of an m x k times k x n product."""
-    return [(f"{name} ({rows} x {cols} {np.dtype(dtype)})", rows * cols)
-            for name, rows, cols in (("a", m, k), ("b", k, n), ("c", m, n))]
+# A buffer a call would make: (name, elements, what it holds: a template of {count},
+# {dtype} and the rows and columns, filled in only for the message; every call checks).
+Buffer = tuple[str, int, str]
 
 
-def memory_problem(device, buffers: list[tuple[str, int]], itemsize: int) -> str:
-    """Why ``buffers`` ((name, elements) pairs) would not fit on ``device`` ('' when they
-    do): one over its ``max_mem_alloc_size``, or all together over its
-    ``global_mem_size``; a device without those (the host CPU) takes anything."""
+def product_buffers(m: int, n: int, k: int) -> list[Buffer]:
+    """The buffers of an m x k times k x n product."""
+    return [("a", m * k, f"{m} x {k} {{dtype}}"), ("b", k * n, f"{k} x {n} {{dtype}}"),
+            ("c", m * n, f"{m} x {n} {{dtype}}")]
+
+
+def memory_problem(device, buffers: list[Buffer], dtype) -> str:
+    """Why ``buffers`` would not fit on ``device`` ('' when they do): one over its
+    ``max_mem_alloc_size``, or all together over its ``global_mem_size``; a device
+    without those (the host CPU) takes anything."""
     max_alloc = getattr(device, "max_mem_alloc_size", None)
     global_mem = getattr(device, "global_mem_size", None)
-    where = getattr(device, "description", device)
+    itemsize = np.dtype(dtype).itemsize
     if max_alloc is not None:
-        for name, elements in buffers:
+        for name, elements, what in buffers:
             if elements * itemsize > max_alloc:
-                return (f"{name} needs {_mib(elements * itemsize)} in one buffer, over the "
-                        f"device's max_mem_alloc_size of {_mib(max_alloc)} on {where}")
-    total = sum(elements for _, elements in buffers) * itemsize
+                held = what.format(count=elements, dtype=np.dtype(dtype))
+                return (f"{name} ({held}) needs {_mib(elements * itemsize)} in one buffer, "
+                        f"over the device's max_mem_alloc_size of {_mib(max_alloc)} on "
+                        f"{getattr(device, 'description', device)}")
+    total = sum(elements for _, elements, _ in buffers) * itemsize
     if global_mem is not None and total > global_mem:
-        names = [name.split(" (")[0] for name, _ in buffers]
+        names = [name for name, _, _ in buffers]
         together = (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 else names[0]
         return (f"{together} need {_mib(total)} together, over the device's "
-                f"global_mem_size of {_mib(global_mem)} on {where}")
+                f"global_mem_size of {_mib(global_mem)} on "
+                f"{getattr(device, 'description', device)}")
     return ""
 
 

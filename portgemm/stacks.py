@@ -41,7 +41,7 @@ StackProduct = Callable[..., object]
 # why buffers ((name, elements) pairs) would not fit on the call's device, '' where they
 # do (operands.memory_problem): the ways that join a stack's matrices into one take them
 # only where the joined matrices fit
-MemoryCheck = Callable[[list, int], str]  # (buffers, itemsize) -> why not
+MemoryCheck = Callable[[list, np.dtype], str]  # (operands.Buffer list, dtype) -> why not
 
 # A times a stack of B side by side, where the stack cannot run in one launch, up to B's
 # of this many values: past them, copying B and C costs more than a call a matrix (Zen 5,
@@ -116,7 +116,7 @@ def matmul_stacks(a, b, product: Product, out=None, stack_product: StackProduct 
     full = stack + (m, n)
     target = None if out is None else _shaped(out, full)
     c = _product_of_stacks(a2, b2, stack, product, target, stack_product,
-                           memory or (lambda buffers, itemsize: ""))
+                           memory or (lambda buffers, dtype: ""))
     if out is not None:
         return out
     c = _shaped(c, final)
@@ -131,8 +131,6 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     count = prod(stack)
     if a.ndim == 2 and b.ndim == 2:
         return product(a, b, out)
-    joined_rows = product_buffers(count * m, n, k, a.dtype)
-    joined_columns = product_buffers(m, count * n, k, a.dtype)
     if not count:  # no product, but the variant and parameters are checked, as gemm does
         product(_empty(a, (0, k)), _empty(b, (k, n)), None)
     flat = _reshapes(a) and _reshapes(b)
@@ -140,7 +138,7 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     # (not past the kernels' 32-bit index: the stack as one matrix could be, its
     # matrices are not; the one launch below takes it)
     if (_one_matrix(b) and flat and count * m * max(k, n) <= MAX_ELEMENTS
-            and not memory(joined_rows, a.dtype.itemsize)):
+            and not memory(product_buffers(count * m, n, k), a.dtype)):
         rows = _stacked(a, stack).reshape(count * m, k)
         c = product(rows, _shaped(b, (k, n)),
                     None if out is None else out.reshape(count * m, n))
@@ -155,8 +153,8 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
     if resident is not None:  # a pair at a time, each matrix a view of its stack
         import pyopencl.array as cl_array
 
-        whole_c = [(f"c's stack ({count} x {m} x {n} {a.dtype})", count * m * n)]
-        problem = memory(whole_c, a.dtype.itemsize) if out is None else ""
+        whole_c = [("c's stack", count * m * n, f"{count} x {m} x {n} {{dtype}}")]
+        problem = memory(whole_c, a.dtype) if out is None else ""
         if problem:
             raise ParameterError(f"{problem}: a device C is one array")
         c = cl_array.zeros(resident.queue, stack + (m, n), a.dtype) if out is None else out
@@ -168,7 +166,7 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
         return c
     if (_one_matrix(a) and k * n <= SIDE_BY_SIDE_VALUES
             and count * n * max(k, m) <= MAX_ELEMENTS
-            and not memory(joined_columns, a.dtype.itemsize)):
+            and not memory(product_buffers(m, count * n, k), a.dtype)):
         # B's matrices side by side, then C's column blocks into a stack
         columns = _stacked(b, stack).reshape(count, k, n)
         joined = np.ascontiguousarray(columns.transpose(1, 0, 2)).reshape(k, count * n)
