@@ -100,6 +100,32 @@ def test_a_fork_while_another_thread_is_inside_a_call(device):
         worker.join()
 
 
+def test_a_fork_does_not_wait_for_a_users_gated_commands(device):
+    """A user's queue that portgemm has run on, its commands held by the user's event
+    (set after the fork): the fork goes on at once (finish() held it for good)."""
+    import threading
+
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    context = queue_module.Queue.for_device(device).context
+    mine = cl.CommandQueue(context)
+    a = cl_array.to_device(mine, np.ones((8, 8), np.float32))
+    portgemm.matmul(a, a).get()
+    gate = cl.UserEvent(context)
+    cl.enqueue_barrier(mine, wait_for=[gate])
+    opener = threading.Timer(WAIT_S, gate.set_status, [cl.command_execution_status.COMPLETE])
+    opener.start()  # so that a fork that waits for it ends at last, and fails
+    try:
+        started = time.monotonic()
+        word = child_says(lambda: "right")
+        took = time.monotonic() - started
+    finally:
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        opener.cancel()
+    assert word == "right" and took < 3, (word, took)
+
+
 def test_a_driver_not_known_to_survive_is_refused(device, monkeypatch):
     """The refusal itself, on whatever driver is here (the hook reads the list in the
     child, which inherits the patched one)."""

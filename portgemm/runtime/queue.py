@@ -19,6 +19,7 @@ import contextlib
 import math
 import os
 import threading
+import time
 import warnings
 import weakref
 from collections import OrderedDict
@@ -555,17 +556,38 @@ _held_over_fork: list = []
 
 def _quiet_for_fork() -> None:
     """Before a fork: take the lock of every queue whose driver survives a fork, and let
-    its commands finish. A child forked while another thread was inside a call inherited
-    that lock held by a thread it does not have, and the driver's commands in flight:
-    it hung for good (Intel's CPU runtime, 6 of 6 children)."""
+    the commands of portgemm's own queues finish. A child forked while another thread was
+    inside a call inherited that lock held by a thread it does not have, and the
+    driver's commands in flight: it hung for good (Intel's CPU runtime, 6 of 6 children).
+    A user's queue is not drained: its commands are the user's, and one gated by an
+    event set after the fork held finish() for good."""
+    own = {id(queue) for queue in list(Queue._shared.values())}
     for queue in list(Queue._every):
         if queue.device.platform in FORK_SAFE_PLATFORMS and queue.forked_from is None:
             queue.lock.acquire()
             _held_over_fork.append(queue.lock)
-            queue.cl_queue.finish()
+            if id(queue) in own:
+                _drain(queue.cl_queue)
     # last: a call holding a queue's lock may ask for a queue (for_cl_queue)
     Queue._shared_lock.acquire()
     _held_over_fork.append(Queue._shared_lock)
+
+
+# seconds a fork waits for portgemm's own queue's commands to finish: one gated by a user's
+# event (set after the fork, say) would hold it for good, as finish() did
+FORK_DRAIN_S = 5.0
+
+
+def _drain(cl_queue) -> None:
+    """Wait until the commands queued so far have run, or FORK_DRAIN_S has passed."""
+    import pyopencl as cl
+
+    marker = cl.enqueue_marker(cl_queue)
+    cl_queue.flush()
+    deadline = time.monotonic() + FORK_DRAIN_S
+    while (marker.command_execution_status != cl.command_execution_status.COMPLETE
+           and time.monotonic() < deadline):
+        time.sleep(0.001)
 
 
 def _release_after_fork() -> None:
