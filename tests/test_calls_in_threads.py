@@ -128,3 +128,34 @@ def test_a_users_queue_keeps_its_lock_past_the_wrappers_kept(device):
         other = cl.CommandQueue(context)
         portgemm.matmul(cl_array.to_device(other, a), cl_array.to_device(other, a)).get()
     assert Queue.for_cl_queue(mine).lock is held
+
+
+def test_threads_holding_their_own_queues_call_with_each_others_arrays(device):
+    """Each thread holds its queue's lock around its own commands (as known-issues.md
+    says) and multiplies by an array of the other's queue: both finish. A barrier put on
+    the other queue under its lock deadlocked the two, 3 of 3 runs."""
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+
+    from portgemm.runtime.queue import Queue
+
+    context = Queue.for_device(device).context
+    first, second = cl.CommandQueue(context), cl.CommandQueue(context)
+    ones = np.ones((32, 32), np.float32)
+    b_of = {q.int_ptr: cl_array.to_device(q, ones) for q in (first, second)}
+    finished = []
+
+    def work(mine, other):
+        for _ in range(100):
+            with Queue.for_cl_queue(mine).lock:
+                c = portgemm.matmul(cl_array.to_device(mine, ones), b_of[other.int_ptr])
+                assert c.get()[0, 0] == 32
+        finished.append(mine)
+
+    threads = [threading.Thread(target=work, args=pair, daemon=True)
+               for pair in ((first, second), (second, first))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(finished) == 2

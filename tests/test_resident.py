@@ -300,9 +300,9 @@ def test_operands_of_another_queue_are_waited_for(device):
 
 def test_an_operand_deleted_while_another_queue_reads_it(device):
     """B from to_device (portgemm's queue and its memory pool), the call on A's queue,
-    held back: B deleted at once goes back to the pool, and the next to_device gets its
-    buffer. That write waits for the call (it had overwritten B under the kernels: C
-    wrong by a factor of 10^6)."""
+    held back: B deleted at once went back to the pool, and the next to_device got its
+    buffer and wrote over B under the kernels (C wrong by a factor of 10^6). B is kept
+    until the call has run."""
     import gc
     import threading
 
@@ -321,7 +321,7 @@ def test_an_operand_deleted_while_another_queue_reads_it(device):
     gc.collect()
     opener = threading.Timer(0.3, gate.set_status, [cl.command_execution_status.COMPLETE])
     opener.start()
-    junk = portgemm.to_device(np.full_like(b, 1e6), device)  # waits for the gate
+    junk = portgemm.to_device(np.full_like(b, 1e6), device)
     opener.join()
     assert_close(c.get(), a, b)
     assert junk.get()[0, 0] == 1e6

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Mapping
 
@@ -207,23 +208,34 @@ def order_after_other_queues(queue: Queue, *arrays) -> None:
         cl.enqueue_barrier(queue.cl_queue, wait_for=pending)
 
 
-def hold_other_queues(queue: Queue, result: GemmResult, *arrays) -> None:
-    """Make the queues of device arrays of another queue wait for this call's last
-    command (C's, else the kernels'): a pool on such a queue (portgemm's to_device, the
-    user's pyopencl MemoryPool) hands a deleted array's buffer to that queue's next
-    allocation at once, which would be written over while this call still reads it.
-    Runs after the call lets go of its own queue's lock (no two locks held at once)."""
+# Device arrays of another queue than the call's, each kept (with the call's last event)
+# until the call has run: their pool (portgemm's to_device, a user's pyopencl
+# MemoryPool) hands a deleted array's buffer to that queue's next allocation at once,
+# which was written over while the call still read it. A list, not a cache: dropping an
+# entry early is the bug.
+_still_read: list = []
+_still_read_lock = threading.Lock()
+
+
+def keep_until_read(queue: Queue, result: GemmResult, *arrays) -> None:
+    """Keep the device arrays among ``arrays`` that live on another queue than
+    ``queue`` until the call's last command (C's, else the kernels') is done, and let go
+    of those kept for calls that are done. No other queue is touched (a barrier there,
+    under its lock, deadlocked two threads that each held their own queue's lock)."""
+    others = tuple(x for x in arrays
+                   if is_device_array(x) and x.queue is not None and x.queue != queue.cl_queue)
+    if not (others or _still_read):
+        return
     import pyopencl as cl
 
-    others = {x.queue.int_ptr: x.queue for x in arrays
-              if is_device_array(x) and x.queue is not None and x.queue != queue.cl_queue}
-    if not others:
-        return
     c = result.c
     last = c.events[-1] if is_device_array(c) and c.events else result.event.cl_event
-    for other in others.values():
-        with Queue.for_cl_queue(other).lock:
-            cl.enqueue_barrier(other, wait_for=[last])
+    done = cl.command_execution_status.COMPLETE
+    with _still_read_lock:
+        _still_read[:] = [(event, kept) for event, kept in _still_read
+                          if event.command_execution_status != done]
+        if others:
+            _still_read.append((last, others))
 
 
 def resident_queue(*arrays) -> Queue | None:
@@ -326,7 +338,7 @@ class OpenCLBackend:
                 result = run_stack(queue, resolved.impl, params, a, b, out, poison=poison,
                                    wait=wait)
             if result is not None:
-                hold_other_queues(queue, result, a, b, out)
+                keep_until_read(queue, result, a, b, out)
                 result.source, result.reason = resolved.source, resolved.reason
                 return result
         return None
@@ -345,7 +357,7 @@ class OpenCLBackend:
         with queue.lock, queue.drained_on_error():
             result = run_gemm(queue, resolved.impl, resolved.params, a, b, poison=poison,
                               out=out, wait=wait)
-        hold_other_queues(queue, result, a, b, out)
+        keep_until_read(queue, result, a, b, out)
         result.source, result.reason = resolved.source, resolved.reason
         return result
 
