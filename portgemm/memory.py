@@ -59,7 +59,7 @@ def to_host(array, out: np.ndarray | None = None) -> np.ndarray:
     if out is not None and tuple(out.shape) != tuple(array.shape):
         raise ValueError(f"out has shape {tuple(out.shape)}, the array {tuple(array.shape)}")
     plain = out is None or (out.flags.c_contiguous and out.dtype == array.dtype)
-    queue = Queue.for_cl_queue(array.queue)
+    queue = Queue.for_array(array)
     with queue.lock:
         if array.flags.c_contiguous and plain:
             return array.get(ary=out)
@@ -96,11 +96,11 @@ def copy_into(out, c, *, wait: bool):
         np.copyto(out, c)
         return out
     if not is_device_array(c):  # numpy's C into a device out (at an offset, say)
-        Queue.for_cl_queue(out.queue).copy(out.base_data, np.ascontiguousarray(c),
+        Queue.for_array(out).copy(out.base_data, np.ascontiguousarray(c),
                                            dst_offset=out.offset,
                                            wait_for=out.events or None)
         return out
-    event = Queue.for_cl_queue(c.queue).copy(out.base_data, c.base_data, byte_count=c.nbytes,
+    event = Queue.for_array(c).copy(out.base_data, c.base_data, byte_count=c.nbytes,
                                              dst_offset=out.offset, src_offset=c.offset,
                                              wait_for=(c.events + out.events) or None)
     out.add_event(event)

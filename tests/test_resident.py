@@ -362,6 +362,10 @@ def test_device_array_errors(any_device):
     masked = np.ma.masked_array(a, mask=a > 1)  # to_device dropped the mask matmul refuses
     with pytest.raises(TypeError, match="masked arrays"):
         portgemm.to_device(masked, any_device)
+    queueless = a_dev.with_queue(None)  # a TypeError naming for_cl_queue, before
+    for call in (lambda: portgemm.matmul(queueless, a_dev), lambda: portgemm.to_host(queueless)):
+        with pytest.raises(ValueError, match="with_queue"):
+            call()
 
 
 def test_pinned_arrays(any_device):

@@ -242,7 +242,7 @@ def resident_queue(*arrays) -> Queue | None:
     """The queue the device arrays among ``arrays`` live on (the first one's), or None."""
     for x in arrays:
         if is_device_array(x):
-            return Queue.for_cl_queue(x.queue)
+            return Queue.for_array(x)
     return None
 
 

@@ -126,7 +126,7 @@ class Side:
     def __init__(self, array: Any, *others: Any):
         from ..runtime.queue import Queue
 
-        self.queue = Queue.for_cl_queue(array.queue)
+        self.queue = Queue.for_array(array)
         self.copies = copy_queue(self.queue)
         self.dtype = np.dtype(array.dtype)
         self._follow(array, *others)

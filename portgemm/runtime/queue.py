@@ -184,6 +184,15 @@ class Queue:
         return queue
 
     @classmethod
+    def for_array(cls, array) -> "Queue":
+        """The Queue of a ``pyopencl.array.Array``'s queue; ValueError for an array that
+        has none (``x.with_queue(None)``), as pyopencl's own operations say."""
+        if array.queue is None:
+            raise ValueError("this device array has no queue: give it one with "
+                             "array.with_queue(queue)")
+        return cls.for_cl_queue(array.queue)
+
+    @classmethod
     def for_cl_queue(cls, cl_queue) -> "Queue":
         """portgemm's Queue over an existing ``pyopencl.CommandQueue`` (the one a
         ``pyopencl.array.Array`` lives on): its programs are built in that context. The
