@@ -157,7 +157,12 @@ def _product_of_stacks(a, b, stack: tuple, product: Product, out,
         problem = memory(whole_c, a.dtype) if out is None else ""
         if problem:
             raise ParameterError(f"{problem}: a device C is one array")
-        c = cl_array.zeros(resident.queue, stack + (m, n), a.dtype) if out is None else out
+        from .runtime.queue import Queue
+
+        # on the queue the products run on (an out-of-order one's in-order stand-in): each
+        # product's C is of that queue, and pyopencl copies only between arrays of one
+        on = Queue.for_array(resident).cl_queue
+        c = cl_array.zeros(on, stack + (m, n), a.dtype) if out is None else out
         if not (count and m and n and k):  # numpy's answer: empty, or zeros for K = 0
             c.fill(0)
             return c

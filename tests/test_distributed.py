@@ -694,6 +694,7 @@ def test_model_volumes():
     (["--itemsize", "0"], "--itemsize must be >= 1, got 0"),
     (["--sizes", "0"], "--sizes: size '0' has a dimension below 1"),
     (["--alpha-us", "-1"], "--alpha-us must be >= 0"),
+    (["--alpha-us", "nan"], "--alpha-us must be a finite number"),
 ])
 def test_model_command_line_mistakes_are_status_2_before_any_work(options, says, capsys):
     """One line on stderr and no table (ZeroDivisionError and ValueError tracebacks

@@ -190,6 +190,12 @@ def test_arrays_of_an_out_of_order_queue(device):
         assert_close(out.get(), a, b)
         stack = portgemm.matmul(cl_array.to_device(queue, np.stack([a, 2 * a])), b_dev)
         assert_close(stack.get()[1], 2 * a, b)
+    # a stack that is not C-contiguous goes a pair at a time: its C was made on the
+    # out-of-order queue and each product's on the in-order one (pyopencl's assertion)
+    a, b = operands(40, 30, 20)
+    every_other = cl_array.to_device(queue, np.stack([a, 3 * a, 2 * a]))[::2]
+    stack = portgemm.matmul(every_other, cl_array.to_device(queue, np.stack([b, b])))
+    assert_close(stack.get()[1], 2 * a, b)
 
 
 def test_device_arrays_of_two_contexts_are_refused(device):

@@ -185,6 +185,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         for option, rate in (("--gbps", args.gbps), ("--tflops", args.tflops)):
             if not rate > 0:  # NaN too: the times divide by it
                 raise ValueError(f"{option} must be > 0, got {rate:g}")
+        if not math.isfinite(args.alpha_us):  # (check_minimums lets NaN by)
+            raise ValueError(f"--alpha-us must be a finite number, got {args.alpha_us:g}")
     except ValueError as exc:
         p.error(str(exc))
     return args
