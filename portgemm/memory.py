@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .operands import as_array, is_device_array, native_order
+from .operands import as_array, is_device_array
 
 
 def to_device(array, device: Any = None):
@@ -35,7 +35,7 @@ def to_device(array, device: Any = None):
         host = np.ascontiguousarray(host)
     queue = Queue.for_device(device)
     with queue.lock:  # its copy takes its turn with the queue's other commands
-        return cl_array.to_device(queue.cl_queue, native_order(host), allocator=queue.allocator)
+        return cl_array.to_device(queue.cl_queue, host, allocator=queue.allocator)
 
 
 def to_host(array, out: np.ndarray | None = None) -> np.ndarray:
@@ -97,12 +97,11 @@ def copy_into(out, c, *, wait: bool):
         return out
     if not is_device_array(c):  # numpy's C into a device out (at an offset, say)
         Queue.for_array(out).copy(out.base_data, np.ascontiguousarray(c),
-                                           dst_offset=out.offset,
-                                           wait_for=out.events or None)
+                                  dst_offset=out.offset, wait_for=out.events or None)
         return out
     event = Queue.for_array(c).copy(out.base_data, c.base_data, byte_count=c.nbytes,
-                                             dst_offset=out.offset, src_offset=c.offset,
-                                             wait_for=(c.events + out.events) or None)
+                                    dst_offset=out.offset, src_offset=c.offset,
+                                    wait_for=(c.events + out.events) or None)
     out.add_event(event)
     if wait:
         event.wait()

@@ -38,10 +38,10 @@ Product = Callable[..., object]
 # -> C (S, M, N), or None where it cannot (the backend's run_stack)
 StackProduct = Callable[..., object]
 
-# why buffers ((name, elements) pairs) would not fit on the call's device, '' where they
-# do (operands.memory_problem): the ways that join a stack's matrices into one take them
-# only where the joined matrices fit
-MemoryCheck = Callable[[list, np.dtype], str]  # (operands.Buffer list, dtype) -> why not
+# why buffers (operands.Buffer) of a dtype would not fit on the call's device, '' where
+# they do (operands.memory_problem): the ways that join a stack's matrices into one take
+# them only where the joined matrices fit
+MemoryCheck = Callable[[list, np.dtype], str]
 
 # A times a stack of B side by side, where the stack cannot run in one launch, up to B's
 # of this many values: past them, copying B and C costs more than a call a matrix (Zen 5,

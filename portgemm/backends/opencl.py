@@ -15,7 +15,7 @@ from ..errors import ParameterError
 from ..families import Variant, get_variant, variant_names
 from ..families.base import UNPACKED, UNSPLIT, with_values
 from ..families.launch import build_options, launch_plan  # noqa: F401 (callers import them here)
-from ..operands import as_operand, check_device_memory, is_device_array
+from ..operands import as_operand, check_device_memory, is_device_array, memory_problem
 from ..result import GemmResult
 from ..runtime.device import Device
 from ..runtime.queue import Queue
@@ -96,10 +96,10 @@ def run_stack(queue: Queue, variant: Variant, params: Mapping, a: np.ndarray,
     alignment = stack_alignment(queue, transfer, a.dtype.itemsize)
     pitches = [pitch_for(rows, cols, alignment, a.dtype.itemsize)
                for rows, cols in ((m, k), (k, n), (m, n))]
-    sizes = [x * pitch * a.dtype.itemsize
-             for x, pitch in zip((a.shape[0], b.shape[0], count), pitches)]
-    sizes += [elements * a.dtype.itemsize for elements in plan.workspace]
-    if max(sizes) > queue.device.max_mem_alloc_size or sum(sizes) > queue.device.global_mem_size:
+    buffers = [(name, x * pitch, "") for name, x, pitch
+               in zip("abc", (a.shape[0], b.shape[0], count), pitches)]
+    buffers += [("workspace", elements, "") for elements in plan.workspace]
+    if memory_problem(queue.device, buffers, a.dtype):
         return None  # one product at a time fits, as matmul checks for each (before C is made)
     c = out if out is not None else new_result(queue, (count, m, n), a.dtype, a, b)
     order_after_other_queues(queue, a, b, c)
