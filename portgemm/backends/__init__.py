@@ -54,6 +54,7 @@ class Backend(Protocol):
     return, which an empty product (no call) then returns too."""
 
     name: str
+    kernel_time: str  # what a result's kernel_ms is here, in the bench's footer
 
     def device(self, spec: Any = None) -> Any:
         """This backend's device for a spec (None: its default); its own devices pass."""

@@ -116,6 +116,7 @@ def get_host_variant(name: str) -> HostVariant:
 
 class HostBackend:
     name = "host"
+    kernel_time = "the call's own time (host)"
 
     def device(self, spec: Any = None) -> HostDevice:
         if spec is not None and spec != "host" and not isinstance(spec, HostDevice):

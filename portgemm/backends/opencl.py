@@ -266,6 +266,7 @@ def _checked(impl: Variant, params: tuple, device: Device, itemsize: int) -> dic
 
 class OpenCLBackend:
     name = "opencl"
+    kernel_time = "OpenCL event time"
 
     def device(self, spec: DeviceSpec = None) -> Device:
         return select_device(spec)

@@ -309,14 +309,11 @@ def exit_status(records: list[BenchRecord]) -> tuple[int, str]:
     return 0, ""
 
 
-def kernel_time_words(records) -> str:
-    """What the kernel ms column holds for the rows' backends (their labels say which)."""
-    def words(label: str) -> str:
-        if label.startswith("dpex:"):
-            return "SYCL event time (dpex)"
-        return "the call's own time (host)" if label == "host" else "OpenCL event time"
-
-    return "; ".join(dict.fromkeys(words(r.filter_string) for r in records)) or "OpenCL event time"
+def kernel_time_words(records, targets: list[Target]) -> str:
+    """What the kernel ms column holds for the rows' backends (each backend says)."""
+    backend_of = {t.label: t.backend for t in targets}
+    return "; ".join(dict.fromkeys(get_backend(backend_of[r.filter_string]).kernel_time
+                                   for r in records)) or "OpenCL event time"
 
 
 def main(argv=None) -> int:
@@ -337,7 +334,7 @@ def main(argv=None) -> int:
         for filter_string, name in names.items():
             print(f"{filter_string}: {name}")
         print(table(records))
-        print(f"kernel ms: {kernel_time_words(records)}, median; wall ms: whole call with "
+        print(f"kernel ms: {kernel_time_words(records, args.targets)}, median; wall ms: whole call with "
               "transfers, median; GFLOPS from kernel ms; reference timed in this run (numpy, "
               "for a CPU device: between that row's runs)"
               + ("; CLBlast: pyclblast on the same device, whole call (helper kernels "

@@ -30,6 +30,7 @@ from .stack import INSTALL_COMMAND, dpex_available, load_stack
 
 class DpexBackend:
     name = "dpex"
+    kernel_time = "SYCL event time (dpex)"
     result_type = DpexResult  # of every call, an empty product's too (api._empty_product)
 
     def device(self, spec: Any = None) -> Device:
